@@ -1,0 +1,3 @@
+from isodyn.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Analysis: the papers' metrics and the reports built from a run's results."""

@@ -1,0 +1,61 @@
+"""DynaMath's robustness metrics (arXiv 2411.00836, Eq. 1-2), as pure functions of a results table.
+
+A_avg = 1/N sum_i 1/M sum_j I[Ans(i,j) = GT(i,j)]   (mean over seeds of the per-seed accuracy)
+A_wst = 1/N sum_i min_j I[Ans(i,j) = GT(i,j)]       (a seed counts only if all its variants are right)
+RR    = A_wst / A_avg
+
+With K repeats, each repeat is one evaluation of the seed's variants: A_wst takes the minimum over a
+seed's variants within a repeat and averages over repeats. Skipped and errored cells are not
+graded and stay out of both; a reply whose answer could not be extracted is graded wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+GROUP = ["model", "strategy", "modality"]
+GRADED_REASONS = ("ok", "extraction_failed")
+
+
+def graded_cells(rows: Iterable[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+    graded = frame[frame["reason"].isin(GRADED_REASONS)].copy()
+    graded["correct"] = graded["correct"].astype(bool)
+    return graded
+
+
+def robustness(graded: pd.DataFrame) -> dict[str, float]:
+    """A_avg, A_wst and RR of one group of graded cells."""
+    per_seed_avg = graded.groupby("seed_id")["correct"].mean()
+    worst_per_repeat = graded.groupby(["seed_id", "repeat"])["correct"].min()
+    per_seed_wst = worst_per_repeat.groupby(level="seed_id").mean()
+    a_avg = float(per_seed_avg.mean())
+    a_wst = float(per_seed_wst.mean())
+    return {"A_avg": a_avg, "A_wst": a_wst, "RR": a_wst / a_avg if a_avg > 0 else float("nan")}
+
+
+def robustness_table(
+    rows: Iterable[dict[str, Any]] | pd.DataFrame, by: list[str] | None = None
+) -> pd.DataFrame:
+    """One line per group (default: model, strategy, modality) with counts and the three metrics."""
+    by = by or GROUP
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+    records = []
+    for key, group in frame.groupby(by, sort=True):
+        graded = graded_cells(group)
+        record: dict[str, Any] = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        record.update(
+            cells=len(group),
+            graded=len(graded),
+            seeds=graded["seed_id"].nunique(),
+            extraction_failed=int((group["reason"] == "extraction_failed").sum()),
+            skipped=int(group["reason"].str.startswith("skipped").sum()),
+            errors=int(group["reason"].str.startswith("error").sum()),
+        )
+        nan = float("nan")
+        record.update(robustness(graded) if len(graded) else {"A_avg": nan, "A_wst": nan, "RR": nan})
+        records.append(record)
+    return pd.DataFrame.from_records(records)

@@ -1,0 +1,94 @@
+"""Content-addressed store of model replies, in front of litellm.
+
+The key is the SHA-256 of a canonical JSON document holding everything that shapes a reply:
+
+- `model` (the litellm id, provider prefix included) and `api_base`;
+- `params`: every generation parameter sent (temperature, max_tokens, top_p, seed, ...);
+- `messages`: the exact message list, except that each inline image (a `data:` URI) is replaced by
+  the SHA-256 of its decoded bytes, so keys stay small and depend on pixels, not on encoding;
+- `repeat`: the repeat index, so K repeats are K distinct calls;
+- `step`: the strategy step that made the call (a multi-step strategy makes several);
+- `version`: bumped when the key layout changes.
+
+API keys are never part of a request, a key or a stored value.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import diskcache
+
+KEY_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    model: str
+    messages: list[dict[str, Any]]
+    params: dict[str, Any] = field(default_factory=dict)
+    api_base: str | None = None
+    repeat: int = 0
+    step: str = "answer"
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+
+def _hash_images(value: Any) -> Any:
+    if isinstance(value, dict):
+        out = {k: _hash_images(v) for k, v in value.items()}
+        url = out.get("url")
+        if isinstance(url, str) and url.startswith("data:"):
+            payload = url.split(",", 1)[1]
+            out["url"] = "sha256:" + hashlib.sha256(base64.b64decode(payload)).hexdigest()
+        return out
+    if isinstance(value, list):
+        return [_hash_images(v) for v in value]
+    return value
+
+
+def cache_key(request: ModelRequest) -> str:
+    document = {
+        "version": KEY_VERSION,
+        "model": request.model,
+        "api_base": request.api_base,
+        "params": request.params,
+        "messages": _hash_images(request.messages),
+        "repeat": request.repeat,
+        "step": request.step,
+    }
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ResponseCache:
+    """diskcache-backed reply store; safe to share between processes (SQLite underneath)."""
+
+    def __init__(self, directory: Path | str) -> None:
+        self.directory = Path(directory)
+        self._store = diskcache.Cache(str(self.directory))
+
+    def get(self, key: str) -> Reply | None:
+        value = self._store.get(key)
+        return Reply(**value) if value is not None else None
+
+    def put(self, key: str, reply: Reply) -> None:
+        self._store.set(key, asdict(reply))
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def close(self) -> None:
+        self._store.close()

@@ -1,0 +1,111 @@
+"""The small immutable objects every layer shares: a concrete variant and one rendering of it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class AnswerType(StrEnum):
+    MULTIPLE_CHOICE = "multiple_choice"
+    FLOAT = "float"
+    INT = "int"
+    TEXT = "text"
+
+
+class Topic(StrEnum):
+    """DynaMath's nine topics (Table 1) plus IsoBench's domains."""
+
+    PLANE_GEOMETRY = "plane_geometry"
+    SOLID_GEOMETRY = "solid_geometry"
+    ANALYTIC_GEOMETRY = "analytic_geometry"
+    ALGEBRA = "algebra"
+    PUZZLE_TEST = "puzzle_test"
+    GRAPH_THEORY = "graph_theory"
+    STATISTICS = "statistics"
+    SCIENTIFIC_FIGURE = "scientific_figure"
+    ARITHMETIC = "arithmetic"
+    ISO_MATH = "iso_math"
+    ISO_ALGORITHMS = "iso_algorithms"
+    ISO_GAMES = "iso_games"
+    ISO_SCIENCE = "iso_science"
+
+
+class Level(StrEnum):
+    ELEMENTARY = "elementary"
+    HIGH_SCHOOL = "high_school"
+    UNDERGRADUATE = "undergraduate"
+
+
+class Modality(StrEnum):
+    IMAGE = "image"
+    LATEX = "latex"
+    CODE = "code"
+    STORY = "story"
+
+
+class VariationType(StrEnum):
+    """DynaMath's seven variation types (Section 3.2)."""
+
+    NUMERICAL_VALUE = "numerical_value"
+    GEOMETRIC_TRANSFORMATION = "geometric_transformation"
+    FUNCTION_TYPE = "function_type"
+    COLOR = "color"
+    SYMBOLIC_SUBSTITUTION = "symbolic_substitution"
+    GRAPH_STRUCTURE = "graph_structure"
+    REAL_LIFE_CONTEXT = "real_life_context"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One concrete question drawn from a seed program.
+
+    `params` holds the structured object (coefficients, edges, ...) as plain JSON values, so the
+    variant round-trips through JSON and every renderer can rebuild the object from it.
+    """
+
+    seed_id: str
+    index: int
+    base_seed: int
+    topic: Topic
+    level: Level
+    answer_type: AnswerType
+    question: str
+    answer: str
+    params: dict[str, Any]
+    choices: tuple[str, ...] = ()
+    solution: str = ""
+    variation_types: tuple[VariationType, ...] = ()
+
+    @property
+    def variant_id(self) -> str:
+        return f"{self.seed_id}/{self.index}"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def fingerprint(self) -> str:
+        """A short content hash: two variants with the same fingerprint are the same question."""
+        payload = json.dumps(self.to_json(), sort_keys=True, default=str).encode()
+        return hashlib.sha256(payload).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Representation:
+    """A variant shown in one modality: the full problem text and, for images, the PNG bytes.
+
+    `text` is everything the model reads (instructions, the object in text form when the modality
+    is textual, the question and its choices); `image_png` is what it sees.
+    """
+
+    modality: Modality
+    text: str
+    image_png: bytes | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def needs_vision(self) -> bool:
+        return self.image_png is not None

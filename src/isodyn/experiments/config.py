@@ -1,0 +1,134 @@
+"""`exp run key=value ...`: the experiment's settings, parsed and checked before anything runs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from isodyn.core import Modality
+from isodyn.models.local import DEFAULT_MODEL
+
+
+class ConfigError(ValueError):
+    """Bad user input; the message is a single line naming the problem and the valid choices."""
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("ISODYN_CACHE_DIR", Path.home() / ".cache" / "isodyn"))
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    models: tuple[str, ...] = (DEFAULT_MODEL,)
+    strategies: tuple[str, ...] = ("zeroshot",)
+    modalities: tuple[Modality, ...] = tuple(Modality)
+    seeds: tuple[str, ...] = ()  # empty: every registered seed
+    variants: int = 3  # variant indices 0 .. variants-1 of every seed
+    base_seed: int = 0
+    repeats: int = 1
+    temperature: float = 0.0  # DynaMath samples at temperature 0
+    max_tokens: int = 512
+    api_base: str | None = None
+    vision: str = "auto"  # auto: litellm's capability table; yes/no: override for every model
+    concurrency: int = 4
+    out: Path = Path("runs")
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    quiet: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self)}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def _split(value: str) -> tuple[str, ...]:
+    items = tuple(v.strip() for v in value.split(",") if v.strip())
+    if not items:
+        raise ConfigError("empty list")
+    return items
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise ConfigError("must be a positive whole number")
+    return number
+
+
+def _boolean(value: str) -> bool:
+    lowered = value.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError("must be 1/0, true/false or yes/no")
+
+
+def _modalities(value: str) -> tuple[Modality, ...]:
+    valid = {m.value: m for m in Modality}
+    chosen = []
+    for item in _split(value):
+        if item not in valid:
+            raise ConfigError(f"unknown modality {item!r}; valid: {', '.join(valid)}")
+        chosen.append(valid[item])
+    return tuple(chosen)
+
+
+def _vision(value: str) -> str:
+    if value not in ("auto", "yes", "no"):
+        raise ConfigError("must be auto, yes or no")
+    return value
+
+
+def _temperature(value: str) -> float:
+    number = float(value)
+    if not 0.0 <= number <= 2.0:
+        raise ConfigError("must be between 0 and 2")
+    return number
+
+
+_PARSERS = {
+    "models": _split,
+    "strategies": _split,
+    "modalities": _modalities,
+    "seeds": _split,
+    "variants": _positive_int,
+    "base_seed": int,
+    "repeats": _positive_int,
+    "temperature": _temperature,
+    "max_tokens": _positive_int,
+    "api_base": str,
+    "vision": _vision,
+    "concurrency": _positive_int,
+    "out": Path,
+    "cache_dir": Path,
+    "quiet": _boolean,
+}
+# Singular spellings a user will type.
+_ALIASES = {"model": "models", "strategy": "strategies", "modality": "modalities", "seed": "seeds"}
+
+
+def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> ExperimentConfig:
+    """Apply `key=value` words to the defaults; raise ConfigError on the first bad one."""
+    config = base or ExperimentConfig()
+    changes: dict[str, Any] = {}
+    for word in args:
+        key, sep, value = word.partition("=")
+        key = _ALIASES.get(key.strip(), key.strip())
+        if not sep or not key:
+            raise ConfigError(f"expected key=value, got {word!r}; keys: {', '.join(_PARSERS)}")
+        if key not in _PARSERS:
+            raise ConfigError(f"unknown setting {key!r}; valid: {', '.join(_PARSERS)}")
+        try:
+            changes[key] = _PARSERS[key](value.strip())
+        except (ValueError, ConfigError) as exc:
+            raise ConfigError(f"bad value for {key}: {value!r} ({exc})") from exc
+    return replace(config, **changes)

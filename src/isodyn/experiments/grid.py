@@ -1,0 +1,50 @@
+"""The grid: models x strategies x modalities x seeds x variants x repeats, as a list of cells."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from isodyn.core import Modality
+from isodyn.generators import SeedProgram
+
+
+@dataclass(frozen=True)
+class Cell:
+    model: str
+    strategy: str
+    modality: Modality
+    seed_id: str
+    variant: int
+    repeat: int
+
+
+@dataclass(frozen=True)
+class Grid:
+    cells: tuple[Cell, ...]
+    # (seed, modality) pairs the seed cannot render isomorphically: never run, reported.
+    not_renderable: tuple[tuple[str, Modality], ...]
+
+
+def expand_grid(
+    models: tuple[str, ...],
+    strategies: tuple[str, ...],
+    modalities: tuple[Modality, ...],
+    seeds: dict[str, SeedProgram],
+    variants: int,
+    repeats: int,
+) -> Grid:
+    cells = []
+    not_renderable = []
+    for seed_id, seed in seeds.items():
+        for modality in modalities:
+            if modality not in seed.modalities:
+                not_renderable.append((seed_id, modality))
+                continue
+            cells.extend(
+                Cell(model, strategy, modality, seed_id, index, repeat)
+                for model in models
+                for strategy in strategies
+                for index in range(variants)
+                for repeat in range(repeats)
+            )
+    return Grid(tuple(cells), tuple(not_renderable))

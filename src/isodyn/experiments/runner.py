@@ -1,0 +1,240 @@
+"""Run an experiment: check everything, expand the grid, run cells concurrently, append each row.
+
+Side effects live here (files, the cache, litellm); what a cell *means* comes from the pure layers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from isodyn.cache import ModelRequest, Reply, ResponseCache
+from isodyn.core import Modality, Representation, Variant
+from isodyn.experiments.config import ConfigError, ExperimentConfig
+from isodyn.experiments.grid import Cell, Grid, expand_grid
+from isodyn.experiments.llm import CachedClient, error_reason
+from isodyn.generators import SeedProgram, all_seeds
+from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
+from isodyn.scoring import score_reply
+from isodyn.strategies import Strategy, get_strategy
+
+SKIPPED_NO_VISION = "skipped: model has no vision"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A checked experiment, ready to run: nothing in it can fail for a reason the user typed."""
+
+    config: ExperimentConfig
+    seeds: dict[str, SeedProgram]
+    strategies: dict[str, Strategy]
+    models: dict[str, ModelInfo]
+    grid: Grid
+
+
+def plan_experiment(config: ExperimentConfig) -> Plan:
+    """Validate every name in the config; raise ConfigError or ModelError before anything is written."""
+    known_seeds = all_seeds()
+    chosen = config.seeds or tuple(known_seeds)
+    unknown = [s for s in chosen if s not in known_seeds]
+    if unknown:
+        raise ConfigError(f"unknown seed {unknown[0]!r}; valid: {', '.join(known_seeds)}")
+    seeds = {s: known_seeds[s] for s in chosen}
+    try:
+        strategies = {name: get_strategy(name) for name in config.strategies}
+    except KeyError as exc:
+        raise ConfigError(exc.args[0]) from exc
+    models = {}
+    for name in config.models:
+        models[name] = describe_model(name, config.api_base, config.vision)  # type: ignore[arg-type]
+        missing = missing_api_key(name, config.api_base)
+        if missing:
+            raise ModelError(f"model {name!r} needs the environment variable {missing}; set it and run again")
+    grid = expand_grid(
+        config.models, config.strategies, config.modalities, seeds, config.variants, config.repeats
+    )
+    if not grid.cells:
+        raise ConfigError("the grid is empty: no chosen seed renders any chosen modality")
+    return Plan(config, seeds, strategies, models, grid)
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    summary: dict[str, Any]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def new_run_dir(config: ExperimentConfig) -> Path:
+    digest = hashlib.sha256(json.dumps(config.to_json(), sort_keys=True).encode()).hexdigest()[:6]
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    run_dir = config.out / f"{stamp}-{digest}"
+    suffix = 1
+    while run_dir.exists():
+        suffix += 1
+        run_dir = config.out / f"{stamp}-{digest}-{suffix}"
+    run_dir.mkdir(parents=True)
+    return run_dir
+
+
+class _Materials:
+    """Variants and renderings, each made once per run (rendering an image costs milliseconds)."""
+
+    def __init__(self, seeds: dict[str, SeedProgram], base_seed: int) -> None:
+        self._seeds = seeds
+        self._base_seed = base_seed
+        self.variant = cache(self._variant)
+        self.representation = cache(self._representation)
+
+    def _variant(self, seed_id: str, index: int) -> Variant:
+        return self._seeds[seed_id].variant(index, self._base_seed)
+
+    def _representation(self, seed_id: str, index: int, modality: Modality) -> Representation:
+        return self._seeds[seed_id].representation(self.variant(seed_id, index), modality)
+
+
+def _generation_params(config: ExperimentConfig, cell: Cell) -> dict[str, Any]:
+    params: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
+    if is_local(cell.model):
+        params["seed"] = cell.repeat  # reproducible, distinct samples per repeat for the local model
+    return params
+
+
+def _base_row(cell: Cell, variant: Variant) -> dict[str, Any]:
+    return {
+        "model": cell.model,
+        "strategy": cell.strategy,
+        "modality": cell.modality.value,
+        "seed_id": cell.seed_id,
+        "variant": cell.variant,
+        "repeat": cell.repeat,
+        "topic": variant.topic.value,
+        "level": variant.level.value,
+        "answer_type": variant.answer_type.value,
+        "truth": variant.answer,
+    }
+
+
+async def _run_cell(plan: Plan, cell: Cell, materials: _Materials, client: CachedClient) -> dict[str, Any]:
+    variant = materials.variant(cell.seed_id, cell.variant)
+    row = _base_row(cell, variant)
+    empty = {"extracted": None, "correct": None, "response": None, "steps": []}
+    if cell.modality is Modality.IMAGE and not plan.models[cell.model].vision:
+        return {**row, **empty, "reason": SKIPPED_NO_VISION}
+    representation = materials.representation(cell.seed_id, cell.variant, cell.modality)
+    strategy = plan.strategies[cell.strategy]
+    incompatible = strategy.incompatibility(representation)
+    if incompatible:
+        return {**row, **empty, "reason": f"skipped: {incompatible}"}
+
+    steps: list[dict[str, Any]] = []
+
+    async def ask(messages: list[dict[str, Any]], step: str) -> Reply:
+        request = ModelRequest(
+            model=cell.model,
+            messages=messages,
+            params=_generation_params(plan.config, cell),
+            api_base=plan.config.api_base,
+            repeat=cell.repeat,
+            step=step,
+        )
+        reply, key, hit = await client.complete(request)
+        steps.append({"step": step, "key": key, "cache_hit": hit, **_reply_fields(reply)})
+        return reply
+
+    try:
+        reply = await strategy.run(variant, representation, ask)
+    except Exception as exc:  # a failed call is recorded on its cell; the run goes on
+        return {**row, **empty, "steps": steps, "reason": error_reason(exc), "error": str(exc)[:500]}
+    score = score_reply(reply.text, variant)
+    return {
+        **row,
+        "extracted": score.extracted,
+        "correct": score.correct,
+        "reason": score.reason,
+        "method": score.method,
+        "response": reply.text,
+        "steps": steps,
+        "cache_hit": all(s["cache_hit"] for s in steps),
+        "prompt_tokens": sum(s["prompt_tokens"] for s in steps),
+        "completion_tokens": sum(s["completion_tokens"] for s in steps),
+        "cost_usd": sum(s["cost_usd"] for s in steps),
+    }
+
+
+def _reply_fields(reply: Reply) -> dict[str, Any]:
+    return {
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "cost_usd": reply.cost_usd,
+        "latency_s": round(reply.latency_s, 4),
+    }
+
+
+def summarize(rows: list[dict[str, Any]], client: CachedClient, grid: Grid, seconds: float) -> dict[str, Any]:
+    reasons = [r["reason"] for r in rows]
+    return {
+        "cells": len(rows),
+        "calls_made": client.calls_made,
+        "cache_hits": client.cache_hits,
+        "cost_usd": round(client.cost_usd, 6),
+        "skipped": sum(r.startswith("skipped") for r in reasons),
+        "errors": sum(r.startswith("error") for r in reasons),
+        "extraction_failed": reasons.count("extraction_failed"),
+        "graded": reasons.count("ok"),
+        "correct": sum(bool(r["correct"]) for r in rows),
+        "not_renderable": [f"{seed}:{modality.value}" for seed, modality in grid.not_renderable],
+        "seconds": round(seconds, 3),
+    }
+
+
+ProgressHook = Callable[[dict[str, Any], CachedClient], None]
+
+
+async def execute(plan: Plan, run_dir: Path, on_row: ProgressHook | None = None) -> RunOutcome:
+    """Run every cell; append each finished row to results.jsonl at once; write summary.json."""
+    started = time.perf_counter()
+    (run_dir / "config.json").write_text(json.dumps(plan.config.to_json(), indent=2) + "\n")
+    cache_store = ResponseCache(plan.config.cache_dir)
+    client = CachedClient(cache_store)
+    materials = _Materials(plan.seeds, plan.config.base_seed)
+    limit = asyncio.Semaphore(plan.config.concurrency)
+    rows: list[dict[str, Any]] = []
+
+    async def guarded(cell: Cell) -> dict[str, Any]:
+        async with limit:
+            return await _run_cell(plan, cell, materials, client)
+
+    try:
+        with (run_dir / "results.jsonl").open("a", encoding="utf-8") as results:
+            for finished in asyncio.as_completed([guarded(c) for c in plan.grid.cells]):
+                row = await finished
+                results.write(json.dumps(row, ensure_ascii=False) + "\n")
+                results.flush()  # a crash loses at most the cells still in flight
+                rows.append(row)
+                if on_row:
+                    on_row(row, client)
+    finally:
+        cache_store.close()
+    summary = summarize(rows, client, plan.grid, time.perf_counter() - started)
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return RunOutcome(run_dir, summary, rows)
+
+
+def load_rows(run_dir: Path) -> list[dict[str, Any]]:
+    path = Path(run_dir) / "results.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"no results.jsonl in {run_dir}")
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+__all__ = ["ModelError", "Plan", "RunOutcome", "execute", "load_rows", "new_run_dir", "plan_experiment"]

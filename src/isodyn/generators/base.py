@@ -1,0 +1,104 @@
+"""SeedProgram: one problem family that yields unlimited concrete variants with exact truth.
+
+A seed is a class in a module of its own under `generators/<group>/`; defining the class registers it
+(see `generators.registry`). Everything about a variant follows from `(seed_id, index, base_seed)`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
+
+_REGISTRY: dict[str, type[SeedProgram]] = {}
+
+
+def variant_rng(seed_id: str, index: int, base_seed: int) -> np.random.Generator:
+    """A generator that depends only on its three arguments (never on Python's salted `hash`)."""
+    digest = hashlib.sha256(f"{seed_id}\x00{index}\x00{base_seed}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
+
+
+@dataclass(frozen=True)
+class Draw:
+    """What a seed's `sample` returns: the variable part of a variant."""
+
+    params: dict[str, Any]
+    question: str
+    answer: str
+    solution: str
+    choices: tuple[str, ...] = ()
+
+
+class SeedProgram(ABC):
+    seed_id: ClassVar[str]
+    topic: ClassVar[Topic]
+    level: ClassVar[Level]
+    answer_type: ClassVar[AnswerType]
+    variation_types: ClassVar[tuple[VariationType, ...]]
+    modalities: ClassVar[tuple[Modality, ...]]
+    # Rough count of distinct variants the seed can produce (DynaMath Figure 4a).
+    variant_space: ClassVar[int]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if getattr(cls, "seed_id", None) is None:
+            return  # an abstract intermediate class
+        if cls.seed_id in _REGISTRY and _REGISTRY[cls.seed_id] is not cls:
+            raise ValueError(f"duplicate seed id {cls.seed_id!r}")
+        _REGISTRY[cls.seed_id] = cls
+
+    @abstractmethod
+    def sample(self, rng: np.random.Generator) -> Draw:
+        """Draw the variable part of one variant. Must use only `rng` for randomness."""
+
+    @abstractmethod
+    def render(self, variant: Variant, modality: Modality) -> Representation:
+        """Show `variant` in `modality` (one of `self.modalities`)."""
+
+    def variant(self, index: int, base_seed: int = 0) -> Variant:
+        draw = self.sample(variant_rng(self.seed_id, index, base_seed))
+        return Variant(
+            seed_id=self.seed_id,
+            index=index,
+            base_seed=base_seed,
+            topic=self.topic,
+            level=self.level,
+            answer_type=self.answer_type,
+            question=draw.question,
+            answer=draw.answer,
+            params=draw.params,
+            choices=draw.choices,
+            solution=draw.solution,
+            variation_types=self.variation_types,
+        )
+
+    def representation(self, variant: Variant, modality: Modality) -> Representation:
+        if modality not in self.modalities:
+            raise UnsupportedModality(self.seed_id, modality)
+        return self.render(variant, modality)
+
+
+class UnsupportedModality(LookupError):
+    def __init__(self, seed_id: str, modality: Modality) -> None:
+        super().__init__(f"seed {seed_id!r} cannot render {modality.value!r} isomorphically")
+        self.seed_id = seed_id
+        self.modality = modality
+
+
+def registered() -> dict[str, type[SeedProgram]]:
+    return _REGISTRY
+
+
+def letter(i: int) -> str:
+    return "ABCDEFGHIJ"[i]
+
+
+def format_choices(choices: tuple[str, ...]) -> str:
+    """DynaMath's inline choice list: `choices: (A) Yes, (B) No`."""
+    return "choices: " + ", ".join(f"({letter(i)}) {c}" for i, c in enumerate(choices))

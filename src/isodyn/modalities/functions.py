@@ -1,0 +1,223 @@
+"""Helpers for problems about a real function of one variable: plot it, print it as LaTeX or SymPy code.
+
+Everything here is pure: the same expression and options give the same PNG bytes and the same text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import sympy as sp
+from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator, MultipleLocator
+
+from isodyn.modalities.images import render_png
+
+X = sp.Symbol("x", real=True)
+
+# Enough points that corners look sharp and steep rational branches look smooth at 5x4 inches.
+_SAMPLES_PER_UNIT = 200
+_MIN_SAMPLES = 1201
+
+
+# ---------------------------------------------------------------------------------------------- text
+
+
+def expr_latex(expr: sp.Expr) -> str:
+    """LaTeX for an expression, e.g. `\\frac{x^{2} + 1}{x^{4} + 2}` (decimal Floats print as written)."""
+    return sp.latex(expr)
+
+
+def expr_code(expr: sp.Expr) -> str:
+    """SymPy source for an expression, e.g. `(x**2 + 1)/(x**4 + 2)`; `sympify` of it gives `expr` back."""
+    return sp.sstr(expr)
+
+
+def function_latex(expr: sp.Expr, name: str = "f", var: str = "x") -> str:
+    """`f(x) = ...` as display LaTeX (without surrounding `$`)."""
+    return f"{name}({var}) = {expr_latex(expr)}"
+
+
+def function_code(expr: sp.Expr, name: str = "f", var: str = "x") -> str:
+    """A runnable SymPy definition of the function, in the style of IsoBench's code representation."""
+    return f'import sympy\n\n{var} = sympy.Symbol("{var}", real=True)\n{name} = {expr_code(expr)}\n'
+
+
+# ---------------------------------------------------------------------------------------------- sampling
+
+
+def real_poles(expr: sp.Expr, domain: tuple[float, float], x: sp.Symbol = X) -> list[float]:
+    """Real zeros of the denominator of `expr` inside `domain` (empty when it has no polynomial one)."""
+    _, den = sp.fraction(sp.together(expr))
+    if den.is_number or not den.is_polynomial(x):
+        return []
+    lo, hi = domain
+    roots = sp.Poly(den, x).real_roots()
+    return sorted(float(r) for r in roots if lo <= float(r) <= hi)
+
+
+def sample_function(
+    expr: sp.Expr,
+    domain: tuple[float, float],
+    *,
+    x: sp.Symbol = X,
+    extra_points: Sequence[float] = (),
+    poles: Sequence[float] = (),
+) -> tuple[np.ndarray, np.ndarray]:
+    """Evaluate `expr` on a dense grid of `domain` (plus `extra_points`, e.g. corners, so they stay sharp).
+
+    Grid points that fall on or next to a pole are replaced by NaN, so a plotted line breaks there
+    instead of joining +inf to -inf with a vertical stroke.
+    """
+    lo, hi = float(domain[0]), float(domain[1])
+    n = max(_MIN_SAMPLES, int((hi - lo) * _SAMPLES_PER_UNIT) + 1)
+    xs = np.linspace(lo, hi, n)
+    inside = [float(p) for p in extra_points if lo <= p <= hi]
+    if inside:
+        xs = np.union1d(xs, inside)
+    fn = sp.lambdify(x, expr, modules="numpy")
+    with np.errstate(all="ignore"):
+        ys = np.asarray(fn(xs), dtype=float) * np.ones_like(xs)  # broadcast constants
+    ys[~np.isfinite(ys)] = np.nan
+    step = (hi - lo) / (n - 1)
+    for p in poles:
+        ys[np.abs(xs - p) < 0.5 * step] = np.nan
+        # A NaN sample exactly at the pole guarantees the line is split even between grid points.
+        xs = np.append(xs, p)
+        ys = np.append(ys, np.nan)
+    order = np.argsort(xs, kind="stable")
+    return xs[order], ys[order]
+
+
+def auto_ylim(
+    ys: np.ndarray,
+    *,
+    has_poles: bool = False,
+    symmetric: bool = False,
+    include_zero: bool = True,
+    pad: float = 0.12,
+    min_half_span: float = 1.0,
+) -> tuple[float, float]:
+    """A y window that shows the curve: the full range, or (near poles) the central bulk of values."""
+    finite = ys[np.isfinite(ys)]
+    if finite.size == 0:
+        return (-min_half_span, min_half_span)
+    if has_poles:
+        lo, hi = np.quantile(finite, [0.08, 0.92])
+    else:
+        lo, hi = float(finite.min()), float(finite.max())
+    if include_zero:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    if symmetric:
+        m = max(abs(lo), abs(hi), min_half_span)
+        lo, hi = -m, m
+    span = max(hi - lo, 2 * min_half_span)
+    mid = (lo + hi) / 2
+    half = span / 2 * (1 + pad)
+    return (float(mid - half), float(mid + half))
+
+
+def break_jumps(ys: np.ndarray, ylim: tuple[float, float]) -> np.ndarray:
+    """NaN out samples beyond the window where the curve jumps from one edge to the other.
+
+    A fallback for poles not found symbolically: without it a branch leaving at the top and the next
+    one entering at the bottom would be joined by a vertical line.
+    """
+    lo, hi = ylim
+    out = ys.copy()
+    above, below = out > hi, out < lo
+    cross = (above[:-1] & below[1:]) | (below[:-1] & above[1:])
+    idx = np.nonzero(cross)[0]
+    out[idx] = np.nan
+    out[idx + 1] = np.nan
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- drawing
+
+
+def style_function_axes(
+    ax: Axes,
+    domain: tuple[float, float],
+    ylim: tuple[float, float],
+    *,
+    x_tick_step: float | None = None,
+    var: str = "x",
+    ylabel: str = "y",
+) -> None:
+    """Grid, axes through the origin, axis names at their ends, ticks that make values readable."""
+    ax.set_xlim(*domain)
+    ax.set_ylim(*ylim)
+    ax.grid(True, color="0.85", linewidth=0.6)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    # Put the axes through the origin when it is in view (it always is for the seeds in this package).
+    if domain[0] <= 0 <= domain[1]:
+        ax.spines["left"].set_position(("data", 0))
+    if ylim[0] <= 0 <= ylim[1]:
+        ax.spines["bottom"].set_position(("data", 0))
+    if x_tick_step:
+        ax.xaxis.set_major_locator(MultipleLocator(x_tick_step))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=12, integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=10, steps=[1, 2, 2.5, 5, 10]))
+    ax.tick_params(labelsize=8)
+    # Axis names at the positive ends, as in a textbook plot.
+    ax.annotate(
+        var,
+        xy=(1.0, 0),
+        xycoords=("axes fraction", "data"),
+        xytext=(-2, 4),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=10,
+        style="italic",
+    )
+    ax.annotate(
+        ylabel,
+        xy=(0, 1.0),
+        xycoords=("data", "axes fraction"),
+        xytext=(4, -2),
+        textcoords="offset points",
+        ha="left",
+        va="top",
+        fontsize=10,
+        style="italic",
+    )
+
+
+def plot_function_png(
+    expr: sp.Expr,
+    domain: tuple[float, float],
+    *,
+    x: sp.Symbol = X,
+    ylim: tuple[float, float] | None = None,
+    symmetric_y: bool = False,
+    extra_points: Sequence[float] = (),
+    x_tick_step: float | None = None,
+    label: str | None = None,
+    color: str = "tab:blue",
+    size: tuple[float, float] = (5, 4),
+    dpi: int = 100,
+) -> bytes:
+    """PNG of `expr` over `domain`: poles masked, y window clipped, axes through the origin.
+
+    `label` (e.g. "y = f(x)", mathtext) is written above the plot; `extra_points` are x values that
+    must be sampled exactly (kinks).
+    """
+    domain = (float(domain[0]), float(domain[1]))
+    poles = real_poles(expr, domain, x)
+    xs, ys = sample_function(expr, domain, x=x, extra_points=extra_points, poles=poles)
+    window = ylim or auto_ylim(ys, has_poles=bool(poles), symmetric=symmetric_y)
+    ys = break_jumps(ys, window)
+
+    def draw(ax: Axes) -> None:
+        style_function_axes(ax, domain, window, x_tick_step=x_tick_step, var=str(x))
+        ax.plot(xs, ys, color=color, linewidth=2)
+        if label:  # above the axes, where it cannot cover the curve or tick labels
+            ax.set_title(f"${label}$", fontsize=11)
+
+    return render_png(draw, size=size, dpi=dpi)

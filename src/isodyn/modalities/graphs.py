@@ -1,0 +1,215 @@
+"""Helpers for problems about a small undirected graph: draw it, write its adjacency matrix, tell a story.
+
+A graph is given as a node count `n` (nodes are 0..n-1) and an edge list of `(i, j)` pairs; all three
+renderings are computed from exactly that, so they carry the same information.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import networkx as nx
+from matplotlib.axes import Axes
+
+from isodyn.modalities.images import render_png
+
+Edge = tuple[int, int]
+
+NODE_COLOR = "#9ecae1"  # light blue
+HIGHLIGHT_COLOR = "#fd8d3c"  # orange
+HIGHLIGHT_NAME = "orange"
+NODE_COLOR_NAME = "light blue"
+
+# Fictional town names (distinct initials, so a reader never confuses two of them).
+CITY_NAMES: tuple[str, ...] = (
+    "Ashford", "Brookvale", "Cedarton", "Dunmore", "Elmstead", "Foxhill", "Glenrock", "Harwick",
+    "Ironbridge", "Juniper Falls", "Kingsport", "Larkspur",
+)  # fmt: skip
+
+
+def normalize_edges(edges: Iterable[Sequence[int]]) -> list[Edge]:
+    """Sorted, de-duplicated edges with the smaller endpoint first (self-loops dropped)."""
+    out = {(min(a, b), max(a, b)) for a, b in ((int(e[0]), int(e[1])) for e in edges) if a != b}
+    return sorted(out)
+
+
+def adjacency_matrix(n: int, edges: Iterable[Sequence[int]]) -> list[list[int]]:
+    """Symmetric 0/1 matrix with `A[i][j] = 1` iff `{i, j}` is an edge."""
+    mat = [[0] * n for _ in range(n)]
+    for a, b in normalize_edges(edges):
+        mat[a][b] = mat[b][a] = 1
+    return mat
+
+
+def adjacency_latex(n: int, edges: Iterable[Sequence[int]], name: str = "A") -> str:
+    """`A = \\begin{bmatrix} ... \\end{bmatrix}`, one matrix row per source line."""
+    rows = [" & ".join(str(v) for v in row) + r" \\" for row in adjacency_matrix(n, edges)]
+    rows[-1] = rows[-1].removesuffix(r" \\")
+    return f"{name} = \\begin{{bmatrix}}\n" + "\n".join(rows) + "\n\\end{bmatrix}"
+
+
+def node_order_text(n: int) -> str:
+    """The sentence that pins rows/columns of the matrix to node labels."""
+    return f"Rows and columns are indexed by the nodes in the order {', '.join(str(i) for i in range(n))}"
+
+
+def city_names(n: int) -> list[str]:
+    if n > len(CITY_NAMES):
+        raise ValueError(f"at most {len(CITY_NAMES)} cities are named")
+    return list(CITY_NAMES[:n])
+
+
+def _join(items: Sequence[str]) -> str:
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + ", and " + items[-1]
+
+
+def road_story(n: int, edges: Iterable[Sequence[int]], names: Sequence[str] | None = None) -> str:
+    """A description of the graph as towns and two-way roads: every node and every edge is mentioned."""
+    names = list(names) if names is not None else city_names(n)
+    edges = normalize_edges(edges)
+    text = f"A region has {n} towns: {_join(names)}."
+    if not edges:
+        return text + " There are no roads between any of the towns."
+    roads = [f"{names[a]} and {names[b]}" for a, b in edges]
+    count = "one two-way road" if len(roads) == 1 else f"{len(roads)} two-way roads"
+    text += f" The towns are linked by {count}, and there are no other roads: "
+    text += "; ".join(f"a road between {r}" for r in roads) + "."
+    return text
+
+
+# ---------------------------------------------------------------------------------------------- drawing
+
+
+def _components(n: int, edges: list[Edge]) -> list[list[int]]:
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from(edges)
+    return sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: c[0])
+
+
+def _polygon(nodes: list[int]) -> dict[int, tuple[float, float]]:
+    """Nodes on a regular polygon with unit side (first node on top, then clockwise)."""
+    m = len(nodes)
+    if m == 1:
+        return {nodes[0]: (0.0, 0.0)}
+    r = 0.5 / math.sin(math.pi / m) if m > 2 else 0.5
+    return {
+        v: (r * math.sin(2 * math.pi * i / m), r * math.cos(2 * math.pi * i / m)) for i, v in enumerate(nodes)
+    }
+
+
+def _segment_distance(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Distance from point p to the segment ab."""
+    (px, py), (ax_, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax_, by - ay
+    t = max(0.0, min(1.0, ((px - ax_) * dx + (py - ay) * dy) / (dx * dx + dy * dy or 1.0)))
+    return math.dist(p, (ax_ + t * dx, ay + t * dy))
+
+
+def _component_spring(nodes: list[int], edges: list[Edge], seed: int) -> dict[int, tuple[float, float]]:
+    """Seeded spring layout of one component, scaled so neighbours sit about one unit apart.
+
+    Falls back to a polygon when the spring layout puts two nodes on top of each other or runs an
+    edge through a third node (polygon vertices are convex, so neither can happen there).
+    """
+    if len(nodes) <= 2:
+        return _polygon(nodes)
+    g = nx.Graph()
+    g.add_nodes_from(nodes)
+    g.add_edges_from(e for e in edges if e[0] in g and e[1] in g)
+    raw = nx.spring_layout(g, seed=seed, iterations=200)
+    pos = {int(v): (float(p[0]), float(p[1])) for v, p in raw.items()}
+    lengths = [math.dist(pos[a], pos[b]) for a, b in g.edges]
+    unit = sum(lengths) / len(lengths)
+    pos = {v: (x / unit, y / unit) for v, (x, y) in pos.items()}
+    closest = min(math.dist(pos[a], pos[b]) for i, a in enumerate(nodes) for b in nodes[i + 1 :])
+    # An edge drawn through a third node would look like two edges meeting at that node.
+    grazing = min(
+        (_segment_distance(pos[v], pos[a], pos[b]) for a, b in g.edges for v in nodes if v not in (a, b)),
+        default=math.inf,
+    )
+    return pos if closest >= 0.6 and grazing >= 0.3 else _polygon(nodes)
+
+
+def layout_positions(
+    n: int, edges: Iterable[Sequence[int]], layout: str = "circular", seed: int = 0
+) -> dict[int, tuple[float, float]]:
+    """Node coordinates, a pure function of the arguments.
+
+    `circular`: all nodes on one regular polygon (0 on top, then clockwise, like a clock face).
+    `spring`: each connected component gets its own seeded spring layout and the components are
+    placed side by side on a grid; a single spring layout of a disconnected graph would push the
+    components far apart and squash each into a clump of overlapping nodes.
+    """
+    edges = normalize_edges(edges)
+    if layout == "circular":
+        return _polygon(list(range(n)))
+    if layout != "spring":
+        raise ValueError(f"unknown layout {layout!r}")
+    parts = [_component_spring(c, edges, seed + i) for i, c in enumerate(_components(n, edges))]
+    boxes = []
+    for part in parts:
+        xs, ys = [p[0] for p in part.values()], [p[1] for p in part.values()]
+        boxes.append((min(xs), max(xs), min(ys), max(ys)))
+    cell = max(max(b[1] - b[0], b[3] - b[2]) for b in boxes) + 1.3
+    cols = math.ceil(math.sqrt(len(parts) * 1.25))
+    pos: dict[int, tuple[float, float]] = {}
+    for i, (part, (x0, x1, y0, y1)) in enumerate(zip(parts, boxes, strict=True)):
+        cx, cy = (i % cols) * cell, -(i // cols) * cell
+        dx, dy = cx - (x0 + x1) / 2, cy - (y0 + y1) / 2
+        pos.update({v: (x + dx, y + dy) for v, (x, y) in part.items()})
+    return pos
+
+
+def draw_graph(
+    ax: Axes,
+    n: int,
+    edges: Iterable[Sequence[int]],
+    pos: dict[int, tuple[float, float]],
+    highlight: Sequence[int] = (),
+    labels: Sequence[str] | None = None,
+) -> None:
+    """Edges as lines, nodes as labelled discs; highlighted nodes get a different fill colour."""
+    labels = list(labels) if labels is not None else [str(i) for i in range(n)]
+    for a, b in normalize_edges(edges):
+        (x0, y0), (x1, y1) = pos[a], pos[b]
+        ax.plot([x0, x1], [y0, y1], color="0.25", linewidth=1.6, zorder=1)
+    marked = set(highlight)
+    for i in range(n):
+        xi, yi = pos[i]
+        color = HIGHLIGHT_COLOR if i in marked else NODE_COLOR
+        ax.scatter([xi], [yi], s=520, c=color, edgecolors="black", linewidths=1.2, zorder=2)
+        ax.text(xi, yi, labels[i], ha="center", va="center", fontsize=12, fontweight="bold", zorder=3)
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    margin = 0.18 * max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
+    ax.set_xlim(min(xs) - margin, max(xs) + margin)
+    ax.set_ylim(min(ys) - margin, max(ys) + margin)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+def graph_png(
+    n: int,
+    edges: Iterable[Sequence[int]],
+    *,
+    layout: str = "circular",
+    seed: int = 0,
+    highlight: Sequence[int] = (),
+    caption: str | None = None,
+    size: tuple[float, float] = (5, 4),
+    dpi: int = 100,
+) -> bytes:
+    """PNG of the graph; `caption` (e.g. which nodes are highlighted) is printed under it."""
+    edges = normalize_edges(edges)
+    pos = layout_positions(n, edges, layout, seed)
+
+    def draw(ax: Axes) -> None:
+        draw_graph(ax, n, edges, pos, highlight)
+        if caption:
+            ax.set_title(caption, fontsize=10)
+
+    return render_png(draw, size=size, dpi=dpi)

