@@ -7,6 +7,7 @@ A seed is a class in a module of its own under `generators/<group>/`; defining t
 from __future__ import annotations
 
 import hashlib
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -63,6 +64,7 @@ class SeedProgram(ABC):
 
     def variant(self, index: int, base_seed: int = 0) -> Variant:
         draw = self.sample(variant_rng(self.seed_id, index, base_seed))
+        json.dumps(draw.params, allow_nan=False)  # fail early on numpy scalars or NaN in params
         return Variant(
             seed_id=self.seed_id,
             index=index,
