@@ -80,3 +80,22 @@ def test_cache_round_trip_between_instances(tmp_path) -> None:
     assert second.get("k") == reply
     assert second.get("missing") is None
     second.close()
+
+
+def test_render_cache_replays_images_without_redrawing(tmp_path, monkeypatch) -> None:
+    from isodyn.cache.renders import RenderCache
+    from isodyn.core import Modality
+    from isodyn.generators import get_seed
+
+    seed = get_seed("isobench_parity")
+    variant = seed.variant(5)
+    drawn = RenderCache(tmp_path).representation(seed, variant, Modality.IMAGE)
+    assert drawn == seed.representation(variant, Modality.IMAGE)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(type(seed), "render", refuse)
+    assert RenderCache(tmp_path).representation(seed, variant, Modality.IMAGE) == drawn
+    with pytest.raises(AssertionError, match="rendered again"):  # another variant is not in the memo
+        RenderCache(tmp_path).representation(seed, seed.variant(6), Modality.IMAGE)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.cache import ModelRequest, Reply, ResponseCache
+from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ConfigError, ExperimentConfig
 from isodyn.experiments.grid import Cell, Grid, expand_grid
@@ -86,11 +87,12 @@ def new_run_dir(config: ExperimentConfig) -> Path:
 
 
 class _Materials:
-    """Variants and renderings, each made once per run (rendering an image costs milliseconds)."""
+    """Variants and renderings, each made once per run and renderings memoized on disk across runs."""
 
-    def __init__(self, seeds: dict[str, SeedProgram], base_seed: int) -> None:
+    def __init__(self, seeds: dict[str, SeedProgram], base_seed: int, renders: RenderCache) -> None:
         self._seeds = seeds
         self._base_seed = base_seed
+        self._renders = renders
         self.variant = cache(self._variant)
         self.representation = cache(self._representation)
 
@@ -98,7 +100,7 @@ class _Materials:
         return self._seeds[seed_id].variant(index, self._base_seed)
 
     def _representation(self, seed_id: str, index: int, modality: Modality) -> Representation:
-        return self._seeds[seed_id].representation(self.variant(seed_id, index), modality)
+        return self._renders.representation(self._seeds[seed_id], self.variant(seed_id, index), modality)
 
 
 def _generation_params(config: ExperimentConfig, cell: Cell) -> dict[str, Any]:
@@ -203,9 +205,10 @@ async def execute(plan: Plan, run_dir: Path, on_row: ProgressHook | None = None)
     """Run every cell; append each finished row to results.jsonl at once; write summary.json."""
     started = time.perf_counter()
     (run_dir / "config.json").write_text(json.dumps(plan.config.to_json(), indent=2) + "\n")
-    cache_store = ResponseCache(plan.config.cache_dir)
+    cache_store = ResponseCache(plan.config.cache_dir / "responses")
+    renders = RenderCache(plan.config.cache_dir / "renders")
     client = CachedClient(cache_store)
-    materials = _Materials(plan.seeds, plan.config.base_seed)
+    materials = _Materials(plan.seeds, plan.config.base_seed, renders)
     limit = asyncio.Semaphore(plan.config.concurrency)
     rows: list[dict[str, Any]] = []
 
@@ -224,6 +227,7 @@ async def execute(plan: Plan, run_dir: Path, on_row: ProgressHook | None = None)
                     on_row(row, client)
     finally:
         cache_store.close()
+        renders.close()
     summary = summarize(rows, client, plan.grid, time.perf_counter() - started)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return RunOutcome(run_dir, summary, rows)
