@@ -44,7 +44,7 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
     frame = robustness_table(rows)
     table = Table(title="DynaMath robustness (A in %)")
     for column in ("model", "strategy", "modality", "graded", "skipped", "A_avg", "A_wst", "RR"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for record in frame.to_dict("records"):
         table.add_row(
             record["model"],
