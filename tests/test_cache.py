@@ -41,6 +41,7 @@ BASE = ModelRequest(
         replace(BASE, messages=[{"role": "user", "content": "Q"}]),
         replace(BASE, repeat=1),
         replace(BASE, step="describe"),
+        replace(BASE, sample=1),
     ],
 )
 def test_changing_any_input_changes_the_key(changed: ModelRequest) -> None:

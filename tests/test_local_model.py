@@ -71,7 +71,7 @@ def test_exp_run_twice_second_run_makes_zero_calls(tmp_path) -> None:
 
     second, second_rows, _ = exp_run(tmp_path)
     assert (second["calls_made"], second["cache_hits"], second["cost_usd"]) == (0, 2, 0)
-    volatile = ("steps", "cache_hit")
+    volatile = ("transcript", "cache_hit")
 
     def stable(rows: list[dict]) -> list[dict]:
         trimmed = [{k: v for k, v in r.items() if k not in volatile} for r in rows]

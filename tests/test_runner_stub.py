@@ -8,7 +8,7 @@ import pytest
 
 from isodyn.core import Modality
 from isodyn.experiments.config import parse_overrides
-from isodyn.experiments.runner import SKIPPED_NO_VISION, execute, new_run_dir, plan_experiment
+from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
 from isodyn.generators import get_seed
 from isodyn.testing import OpenAIStub, ScriptedReply
 
@@ -65,7 +65,7 @@ def test_image_arrives_as_data_uri_and_rerun_makes_zero_calls(words) -> None:
     assert second.summary["cache_hits"] == 6
     assert second.summary["cost_usd"] == 0
     key = lambda row: (row["modality"], row["variant"])  # noqa: E731
-    strip = lambda row: {k: v for k, v in row.items() if k not in ("steps", "cache_hit")}  # noqa: E731
+    strip = lambda row: {k: v for k, v in row.items() if k not in ("transcript", "cache_hit")}  # noqa: E731
     assert [strip(r) for r in sorted(first.rows, key=key)] == [strip(r) for r in sorted(second.rows, key=key)]
     assert all(r["cache_hit"] for r in second.rows)
     # the scripted answer "A" is right exactly where the truth is A
@@ -81,7 +81,7 @@ def test_text_only_model_skips_image_cells_without_calling(words) -> None:
         assert len(stub.requests) == 3
     image_rows = [r for r in outcome.rows if r["modality"] == "image"]
     assert len(image_rows) == 3
-    assert {r["reason"] for r in image_rows} == {SKIPPED_NO_VISION}
+    assert {r["reason"] for r in image_rows} == {"skipped: model has no vision"}
     assert all(r["correct"] is None and r["response"] is None for r in image_rows)
     assert outcome.summary["skipped"] == 3
 

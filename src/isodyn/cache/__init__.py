@@ -7,6 +7,7 @@ The key is the SHA-256 of a canonical JSON document holding everything that shap
 - `messages`: the exact message list, except that each inline image (a `data:` URI) is replaced by
   the SHA-256 of its decoded bytes, so keys stay small and depend on pixels, not on encoding;
 - `repeat`: the repeat index, so K repeats are K distinct calls;
+- `sample`: the sample index within a cell (self-consistency draws k samples per cell);
 - `step`: the strategy step that made the call (a multi-step strategy makes several);
 - `version`: bumped when the key layout changes.
 
@@ -24,7 +25,7 @@ from typing import Any
 
 import diskcache
 
-KEY_VERSION = 1
+KEY_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class ModelRequest:
     api_base: str | None = None
     repeat: int = 0
     step: str = "answer"
+    sample: int = 0
 
 
 @dataclass(frozen=True)
@@ -46,16 +48,17 @@ class Reply:
     latency_s: float = 0.0
 
 
-def _hash_images(value: Any) -> Any:
+def hash_images(value: Any) -> Any:
+    """A copy of a message structure with each inline image replaced by `sha256:<hex of its bytes>`."""
     if isinstance(value, dict):
-        out = {k: _hash_images(v) for k, v in value.items()}
+        out = {k: hash_images(v) for k, v in value.items()}
         url = out.get("url")
         if isinstance(url, str) and url.startswith("data:"):
             payload = url.split(",", 1)[1]
             out["url"] = "sha256:" + hashlib.sha256(base64.b64decode(payload)).hexdigest()
         return out
     if isinstance(value, list):
-        return [_hash_images(v) for v in value]
+        return [hash_images(v) for v in value]
     return value
 
 
@@ -65,8 +68,9 @@ def cache_key(request: ModelRequest) -> str:
         "model": request.model,
         "api_base": request.api_base,
         "params": request.params,
-        "messages": _hash_images(request.messages),
+        "messages": hash_images(request.messages),
         "repeat": request.repeat,
+        "sample": request.sample,
         "step": request.step,
     }
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -31,6 +31,7 @@ class ExperimentConfig:
     temperature: float = 0.0  # DynaMath samples at temperature 0
     max_tokens: int = 512
     api_base: str | None = None
+    describer: str | None = None  # IsoSP's describing model; default: the solving model
     vision: str = "auto"  # auto: litellm's capability table; yes/no: override for every model
     concurrency: int = 4
     out: Path = Path("runs")
@@ -106,6 +107,7 @@ _PARSERS = {
     "temperature": _temperature,
     "max_tokens": _positive_int,
     "api_base": str,
+    "describer": str,
     "vision": _vision,
     "concurrency": _positive_int,
     "out": Path,

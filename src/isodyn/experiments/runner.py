@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from isodyn.cache import ModelRequest, Reply, ResponseCache
+from isodyn.cache import ModelRequest, Reply, ResponseCache, hash_images
 from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ConfigError, ExperimentConfig
@@ -25,9 +25,8 @@ from isodyn.experiments.llm import CachedClient, error_reason
 from isodyn.generators import SeedProgram, all_seeds
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
 from isodyn.scoring import score_reply
-from isodyn.strategies import Strategy, get_strategy
-
-SKIPPED_NO_VISION = "skipped: model has no vision"
+from isodyn.strategies import CellContext, ComposedStrategy, ModelFacts, StrategyError, parse_strategy
+from isodyn.strategies.fewshot import DEMO_INDEX_START
 
 
 @dataclass(frozen=True)
@@ -36,9 +35,34 @@ class Plan:
 
     config: ExperimentConfig
     seeds: dict[str, SeedProgram]
-    strategies: dict[str, Strategy]
+    strategies: dict[str, ComposedStrategy]  # by canonical name
     models: dict[str, ModelInfo]
+    describer: ModelInfo | None
     grid: Grid
+
+
+def _checked_model(name: str, config: ExperimentConfig) -> ModelInfo:
+    info = describe_model(name, config.api_base, config.vision)  # type: ignore[arg-type]
+    missing = missing_api_key(name, config.api_base)
+    if missing:
+        raise ModelError(f"model {name!r} needs the environment variable {missing}; set it and run again")
+    return info
+
+
+def _checked_strategies(config: ExperimentConfig) -> dict[str, ComposedStrategy]:
+    strategies = {}
+    for spec in config.strategies:
+        try:
+            strategy = parse_strategy(spec)
+        except StrategyError as exc:
+            raise ConfigError(str(exc)) from exc
+        accepted = strategy.modalities
+        if accepted is not None and not accepted.intersection(config.modalities):
+            needed = ", ".join(sorted(m.value for m in accepted))
+            chosen = ", ".join(m.value for m in config.modalities)
+            raise ConfigError(f"strategy {strategy.name} needs the {needed} modality; chosen: {chosen}")
+        strategies[strategy.name] = strategy
+    return strategies
 
 
 def plan_experiment(config: ExperimentConfig) -> Plan:
@@ -48,23 +72,20 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     unknown = [s for s in chosen if s not in known_seeds]
     if unknown:
         raise ConfigError(f"unknown seed {unknown[0]!r}; valid: {', '.join(known_seeds)}")
+    if config.variants > DEMO_INDEX_START:
+        raise ConfigError(f"variants must be at most {DEMO_INDEX_START} (higher indices are demonstrations)")
     seeds = {s: known_seeds[s] for s in chosen}
-    try:
-        strategies = {name: get_strategy(name) for name in config.strategies}
-    except KeyError as exc:
-        raise ConfigError(exc.args[0]) from exc
-    models = {}
-    for name in config.models:
-        models[name] = describe_model(name, config.api_base, config.vision)  # type: ignore[arg-type]
-        missing = missing_api_key(name, config.api_base)
-        if missing:
-            raise ModelError(f"model {name!r} needs the environment variable {missing}; set it and run again")
+    strategies = _checked_strategies(config)
+    models = {name: _checked_model(name, config) for name in config.models}
+    describer = _checked_model(config.describer, config) if config.describer else None
+    if describer and not describer.vision:
+        raise ConfigError(f"describer {describer.name} has no vision (set vision=yes if it does)")
     grid = expand_grid(
-        config.models, config.strategies, config.modalities, seeds, config.variants, config.repeats
+        config.models, tuple(strategies), config.modalities, seeds, config.variants, config.repeats
     )
     if not grid.cells:
         raise ConfigError("the grid is empty: no chosen seed renders any chosen modality")
-    return Plan(config, seeds, strategies, models, grid)
+    return Plan(config, seeds, strategies, models, describer, grid)
 
 
 @dataclass
@@ -87,26 +108,26 @@ def new_run_dir(config: ExperimentConfig) -> Path:
 
 
 class _Materials:
-    """Variants and renderings, each made once per run and renderings memoized on disk across runs."""
+    """Variants and renderings for strategies: variants made once per run, renderings memoized on disk."""
 
     def __init__(self, seeds: dict[str, SeedProgram], base_seed: int, renders: RenderCache) -> None:
-        self._seeds = seeds
+        self.seeds = seeds
         self._base_seed = base_seed
         self._renders = renders
         self.variant = cache(self._variant)
-        self.representation = cache(self._representation)
 
     def _variant(self, seed_id: str, index: int) -> Variant:
-        return self._seeds[seed_id].variant(index, self._base_seed)
+        return self.seeds[seed_id].variant(index, self._base_seed)
 
-    def _representation(self, seed_id: str, index: int, modality: Modality) -> Representation:
-        return self._renders.representation(self._seeds[seed_id], self.variant(seed_id, index), modality)
+    def render(self, variant: Variant, modality: Modality) -> Representation:
+        return self._renders.representation(self.seeds[variant.seed_id], variant, modality)
 
 
-def _generation_params(config: ExperimentConfig, cell: Cell) -> dict[str, Any]:
+def _generation_params(config: ExperimentConfig, model: str, repeat: int, sample: int) -> dict[str, Any]:
     params: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
-    if is_local(cell.model):
-        params["seed"] = cell.repeat  # reproducible, distinct samples per repeat for the local model
+    if is_local(model):
+        # reproducible, distinct samples per repeat and sample for the local model
+        params["seed"] = repeat * 1000 + sample
     return params
 
 
@@ -125,50 +146,79 @@ def _base_row(cell: Cell, variant: Variant) -> dict[str, Any]:
     }
 
 
+def _context(plan: Plan, cell: Cell, materials: _Materials) -> CellContext:
+    solver = plan.models[cell.model]
+    describer = plan.describer
+    return CellContext(
+        seed_id=cell.seed_id,
+        index=cell.variant,
+        modality=cell.modality,
+        repeat=cell.repeat,
+        base_seed=plan.config.base_seed,
+        materials=materials,
+        solver=ModelFacts(solver.name, solver.vision),
+        describer=ModelFacts(describer.name, describer.vision) if describer else None,
+    )
+
+
 async def _run_cell(plan: Plan, cell: Cell, materials: _Materials, client: CachedClient) -> dict[str, Any]:
     variant = materials.variant(cell.seed_id, cell.variant)
     row = _base_row(cell, variant)
-    empty = {"extracted": None, "correct": None, "response": None, "steps": []}
-    if cell.modality is Modality.IMAGE and not plan.models[cell.model].vision:
-        return {**row, **empty, "reason": SKIPPED_NO_VISION}
-    representation = materials.representation(cell.seed_id, cell.variant, cell.modality)
+    empty = {"extracted": None, "correct": None, "response": None, "transcript": []}
     strategy = plan.strategies[cell.strategy]
-    incompatible = strategy.incompatibility(representation)
-    if incompatible:
-        return {**row, **empty, "reason": f"skipped: {incompatible}"}
+    ctx = _context(plan, cell, materials)
+    reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
+    if reason:
+        return {**row, **empty, "reason": f"skipped: {reason}"}
+    representation = materials.render(variant, cell.modality)
+    transcript: list[dict[str, Any]] = []
 
-    steps: list[dict[str, Any]] = []
-
-    async def ask(messages: list[dict[str, Any]], step: str) -> Reply:
+    async def ask(
+        messages: list[dict[str, Any]], step: str, *, model: str | None = None, sample: int = 0
+    ) -> Reply:
+        chosen = model or cell.model
         request = ModelRequest(
-            model=cell.model,
+            model=chosen,
             messages=messages,
-            params=_generation_params(plan.config, cell),
+            params=_generation_params(plan.config, chosen, cell.repeat, sample),
             api_base=plan.config.api_base,
             repeat=cell.repeat,
             step=step,
+            sample=sample,
         )
+        entry: dict[str, Any] = {
+            "step": step,
+            "model": chosen,
+            "sample": sample,
+            "messages": hash_images(messages),
+        }
+        transcript.append(entry)  # in call order, even if the call fails
         reply, key, hit = await client.complete(request)
-        steps.append({"step": step, "key": key, "cache_hit": hit, **_reply_fields(reply)})
+        entry.update(key=key, cache_hit=hit, response=reply.text, **_reply_fields(reply))
         return reply
 
     try:
-        reply = await strategy.run(variant, representation, ask)
+        reply = await strategy.run(variant, representation, ask, ctx)
     except Exception as exc:  # a failed call is recorded on its cell; the run goes on
-        return {**row, **empty, "steps": steps, "reason": error_reason(exc), "error": str(exc)[:500]}
-    score = score_reply(reply.text, variant)
+        failed = {**row, **empty, "transcript": transcript, "notes": ctx.notes}
+        return {**failed, "reason": error_reason(exc), "error": str(exc)[:500]}
+    scored = ctx.scored_variant or variant
+    score = score_reply(reply.text, scored)
+    calls = [t for t in transcript if "key" in t]
     return {
         **row,
+        "truth": scored.answer,
         "extracted": score.extracted,
         "correct": score.correct,
         "reason": score.reason,
         "method": score.method,
         "response": reply.text,
-        "steps": steps,
-        "cache_hit": all(s["cache_hit"] for s in steps),
-        "prompt_tokens": sum(s["prompt_tokens"] for s in steps),
-        "completion_tokens": sum(s["completion_tokens"] for s in steps),
-        "cost_usd": sum(s["cost_usd"] for s in steps),
+        "notes": ctx.notes,
+        "transcript": transcript,
+        "cache_hit": all(t["cache_hit"] for t in calls),
+        "prompt_tokens": sum(t["prompt_tokens"] for t in calls),
+        "completion_tokens": sum(t["completion_tokens"] for t in calls),
+        "cost_usd": sum(t["cost_usd"] for t in calls),
     }
 
 

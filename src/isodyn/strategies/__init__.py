@@ -1,13 +1,28 @@
-"""Strategies: small objects that turn a variant into model calls. Importing registers them."""
+"""Strategies: small objects that turn a variant into model calls, composable with `+`."""
 
-from isodyn.strategies.base import Ask, Strategy, registered_strategies
-from isodyn.strategies.zeroshot import ZeroShot
+from isodyn.strategies.base import Ask, CellContext, Materials, ModelFacts, Modifier, Strategy
+from isodyn.strategies.compose import (
+    BASES,
+    MODIFIERS,
+    ComposedStrategy,
+    StrategyError,
+    parse_strategy,
+    register_base,
+    valid_names,
+)
 
-__all__ = ["Ask", "Strategy", "ZeroShot", "get_strategy", "registered_strategies"]
-
-
-def get_strategy(name: str) -> Strategy:
-    known = registered_strategies()
-    if name not in known:
-        raise KeyError(f"unknown strategy {name!r}; valid: {', '.join(sorted(known))}")
-    return known[name]()
+__all__ = [
+    "BASES",
+    "MODIFIERS",
+    "Ask",
+    "CellContext",
+    "ComposedStrategy",
+    "Materials",
+    "ModelFacts",
+    "Modifier",
+    "Strategy",
+    "StrategyError",
+    "parse_strategy",
+    "register_base",
+    "valid_names",
+]

@@ -1,43 +1,130 @@
-"""Strategy: turns one variant, shown in one modality, into one or more model calls."""
+"""Strategies turn one variant, shown in one modality, into one or more model calls.
+
+Two kinds compose into what a grid cell runs (see `compose.py`):
+
+- a **base strategy** builds the messages and makes the calls (zeroshot, cot3, isosp, isocb, ...);
+- a **modifier** wraps whatever runs inside it (antimem adds its system text, sc@k samples k
+  times and votes, permute reorders the options), so `antimem+cot3` is the 3-shot prompt with the
+  anti-memorization text in front.
+
+Strategies never touch the network or the disk: they receive `ask` (one cached model call) and a
+`CellContext` (the cell, the models, the seeds and a renderer), and they write what they chose
+(demonstrations, votes, option order) into `ctx.notes`, which the runner stores on the row.
+"""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import jinja2
+import numpy as np
 
 from isodyn.cache import Reply
-from isodyn.core import Representation, Variant
+from isodyn.core import Modality, Representation, Variant
+from isodyn.generators.base import SeedProgram
 
 Message = dict[str, Any]
-# `ask(messages, step)` makes (or replays from the cache) one model call for the cell.
-Ask = Callable[[list[Message], str], Awaitable[Reply]]
+NO_VISION = "model has no vision"
 
-_REGISTRY: dict[str, type[Strategy]] = {}
+
+class Ask(Protocol):
+    """One model call for the cell, replayed from the cache when it was made before.
+
+    `model` overrides the cell's model (IsoSP's describer); `sample` distinguishes otherwise equal
+    calls (self-consistency); `step` names the call in the transcript and the cache key.
+    """
+
+    def __call__(
+        self, messages: list[Message], step: str, *, model: str | None = None, sample: int = 0
+    ) -> Awaitable[Reply]: ...
+
+
+class Materials(Protocol):
+    """What a strategy may look up besides its own variant: other variants and their renderings."""
+
+    seeds: dict[str, SeedProgram]
+
+    def variant(self, seed_id: str, index: int) -> Variant: ...
+
+    def render(self, variant: Variant, modality: Modality) -> Representation: ...
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    name: str
+    vision: bool
+
+
+@dataclass
+class CellContext:
+    seed_id: str
+    index: int
+    modality: Modality
+    repeat: int
+    base_seed: int
+    materials: Materials
+    solver: ModelFacts
+    describer: ModelFacts | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+    # The variant whose truth the final reply is scored against (permute changes it).
+    scored_variant: Variant | None = None
+
+    def rng(self, purpose: str) -> np.random.Generator:
+        """Randomness for one decision of one cell, reproducible on any machine."""
+        text = f"{purpose}\x00{self.seed_id}\x00{self.index}\x00{self.base_seed}\x00{self.repeat}"
+        return np.random.default_rng(int.from_bytes(hashlib.sha256(text.encode()).digest()[:16], "little"))
 
 
 class Strategy(ABC):
+    """A base strategy. Class attributes describe it for `exp list strategies`."""
+
     name: ClassVar[str]
+    summary: ClassVar[str]
+    source: ClassVar[str]
+    calls_per_cell: ClassVar[str] = "1"
+    # None: every modality; otherwise the only modalities the strategy makes sense on.
+    modalities: ClassVar[frozenset[Modality] | None] = None
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        _REGISTRY[cls.name] = cls
-
-    def incompatibility(self, representation: Representation) -> str | None:
-        """Why this strategy cannot run on `representation`, or None when it can."""
+    def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
+        """Why this cell cannot run (recorded as `skipped: <reason>`), or None."""
+        if self.modalities is not None and modality not in self.modalities:
+            allowed = ", ".join(sorted(m.value for m in self.modalities))
+            return f"{self.name} runs only on {allowed} cells"
+        if modality is Modality.IMAGE and not ctx.solver.vision:
+            return NO_VISION
         return None
 
     @abstractmethod
-    async def run(self, variant: Variant, representation: Representation, ask: Ask) -> Reply:
+    async def run(
+        self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext
+    ) -> Reply:
         """Make the calls and return the reply that is scored."""
 
 
-def registered_strategies() -> dict[str, type[Strategy]]:
-    return _REGISTRY
+Inner = Callable[[Variant, Representation, Ask], Awaitable[Reply]]
+
+
+class Modifier(ABC):
+    """Wraps the rest of the chain; may change the variant, the representation or `ask`."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    source: ClassVar[str]
+    calls_per_cell: ClassVar[str] = "same as the base"
+
+    def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
+        return None
+
+    @abstractmethod
+    async def run(
+        self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext, inner: Inner
+    ) -> Reply: ...
 
 
 @cache
@@ -45,7 +132,6 @@ def _templates() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("isodyn.strategies", "templates"),
         undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=False,
         autoescape=False,  # prompts are plain text, not HTML
     )
 

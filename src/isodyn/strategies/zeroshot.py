@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from isodyn.cache import Reply
 from isodyn.core import AnswerType, Representation, Variant
-from isodyn.strategies.base import Ask, Strategy, render_template, user_message
+from isodyn.strategies.base import Ask, CellContext, Strategy, render_template, user_message
 
 # DynaMath Table 5. The integer line is ours (DynaMath has no integer type).
 _ANSWER_INSTRUCTIONS = {
@@ -26,15 +26,19 @@ def answer_instruction(variant: Variant) -> str:
     return text
 
 
-def zeroshot_prompt(variant: Variant, representation: Representation) -> str:
-    return render_template(
-        "zeroshot.j2", problem=representation.text, answer_instruction=answer_instruction(variant)
-    )
+def images_of(representation: Representation) -> list[bytes]:
+    return [representation.image_png] if representation.image_png else []
 
 
 class ZeroShot(Strategy):
     name = "zeroshot"
+    summary = "the problem, DynaMath's answer-type instruction and JSON response format"
+    source = "DynaMath Appendix C.1"
 
-    async def run(self, variant: Variant, representation: Representation, ask: Ask) -> Reply:
-        images = [representation.image_png] if representation.image_png else []
-        return await ask([user_message(zeroshot_prompt(variant, representation), images)], "answer")
+    async def run(
+        self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext
+    ) -> Reply:
+        prompt = render_template(
+            "zeroshot.j2", problem=representation.text, answer_instruction=answer_instruction(variant)
+        )
+        return await ask([user_message(prompt, images_of(representation))], "answer")

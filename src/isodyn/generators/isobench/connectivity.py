@@ -176,7 +176,7 @@ class Connectivity(SeedProgram):
             story = road_story(n, edges, names)
             question = (
                 f"Using only these roads, is it possible to drive from {names[u]} to {names[v]}? "
-                + format_choices(CHOICES)
+                + format_choices(variant.choices)
             )
             text = f"{story}\n\n{question}"
             return Representation(modality, text, extra={"story": story, "names": names})

@@ -1,0 +1,114 @@
+"""Parse a strategy spec such as `antimem+cot3` or `permute+sc@5+zeroshot` into one runnable chain.
+
+A spec is `+`-joined parts: at most one base strategy (zeroshot when none is named) and any
+modifiers, each at most once. Modifiers always nest in one order, whatever order they are typed in:
+permute (outermost: it changes the question) > sc@k (samples the rest) > antimem > the base.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from isodyn.cache import Reply
+from isodyn.core import Modality, Representation, Variant
+from isodyn.strategies.base import Ask, CellContext, Modifier, Strategy
+from isodyn.strategies.fewshot import ChainOfThought3, SelfDemo, VariantDemo
+from isodyn.strategies.iso import IsoCombination, IsoScratchPad
+from isodyn.strategies.modifiers import AntiMemorization, Permute, SelfConsistency
+from isodyn.strategies.zeroshot import ZeroShot
+
+BASES: dict[str, type[Strategy]] = {
+    cls.name: cls for cls in (ZeroShot, ChainOfThought3, VariantDemo, SelfDemo, IsoScratchPad, IsoCombination)
+}
+MODIFIERS: dict[str, type[Modifier]] = {cls.name: cls for cls in (AntiMemorization, Permute)}
+_ORDER = {"permute": 0, "sc": 1, "antimem": 2}
+_SC = re.compile(r"^sc@(\d+)$")
+
+
+class StrategyError(ValueError):
+    """A spec that cannot be run; the message is one line naming the valid choices."""
+
+
+def register_base(cls: type[Strategy]) -> type[Strategy]:
+    """Add a base strategy (used by optional strategies such as `dspy`)."""
+    BASES[cls.name] = cls
+    return cls
+
+
+def valid_names() -> str:
+    return ", ".join([*sorted(BASES), *sorted(MODIFIERS), "sc@k"])
+
+
+def _modifier(part: str) -> Modifier | None:
+    if part in MODIFIERS:
+        return MODIFIERS[part]()
+    match = _SC.match(part)
+    if match:
+        k = int(match.group(1))
+        if k < 2:
+            raise StrategyError(f"{part}: self-consistency needs k >= 2")
+        return SelfConsistency(k)
+    return None
+
+
+def _label(modifier: Modifier) -> str:
+    return getattr(modifier, "label", modifier.name)
+
+
+@dataclass(frozen=True)
+class ComposedStrategy:
+    modifiers: tuple[Modifier, ...]
+    base: Strategy
+
+    @property
+    def name(self) -> str:
+        return "+".join([*(_label(m) for m in self.modifiers), self.base.name])
+
+    @property
+    def modalities(self) -> frozenset[Modality] | None:
+        return self.base.modalities
+
+    def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
+        for part in (*self.modifiers, self.base):
+            reason = part.skip_reason(variant, modality, ctx)
+            if reason:
+                return reason
+        return None
+
+    async def run(
+        self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext
+    ) -> Reply:
+        async def step(depth: int, v: Variant, rep: Representation, a: Ask) -> Reply:
+            if depth == len(self.modifiers):
+                return await self.base.run(v, rep, a, ctx)
+            return await self.modifiers[depth].run(
+                v, rep, a, ctx, lambda v2, rep2, a2: step(depth + 1, v2, rep2, a2)
+            )
+
+        return await step(0, variant, representation, ask)
+
+
+def parse_strategy(spec: str) -> ComposedStrategy:
+    parts = [p.strip() for p in spec.split("+") if p.strip()]
+    if not parts:
+        raise StrategyError(f"empty strategy {spec!r}; valid: {valid_names()}")
+    bases: list[Strategy] = []
+    modifiers: list[Modifier] = []
+    for part in parts:
+        modifier = _modifier(part)
+        if modifier is not None:
+            modifiers.append(modifier)
+        elif part in BASES:
+            bases.append(BASES[part]())
+        else:
+            raise StrategyError(f"unknown strategy {part!r}; valid: {valid_names()}")
+    if len(bases) > 1:
+        names = " and ".join(b.name for b in bases)
+        raise StrategyError(f"{spec!r} combines two base strategies ({names}); use at most one")
+    kinds = [m.name.split("@")[0] for m in modifiers]
+    repeated = {k for k in kinds if kinds.count(k) > 1}
+    if repeated:
+        raise StrategyError(f"{spec!r} names {repeated.pop()} twice")
+    modifiers.sort(key=lambda m: _ORDER[m.name.split("@")[0]])
+    return ComposedStrategy(tuple(modifiers), bases[0] if bases else ZeroShot())

@@ -1,0 +1,78 @@
+"""IsoBench's two strategies (arXiv 2404.01266, Section 4, Figure 3).
+
+- `isosp` (IsoScratchPad): step 1 sends the image and asks for a complete text description; step 2
+  sends only that text with the question. The describer may be another model (`describer=MODEL`),
+  so a vision model can describe for a text-only solver.
+- `isocb` (IsoCombination): one prompt carrying the image and every text representation the seed
+  can render.
+"""
+
+from __future__ import annotations
+
+from isodyn.cache import Reply
+from isodyn.core import Modality, Representation, Variant
+from isodyn.strategies.base import NO_VISION, Ask, CellContext, Strategy, render_template, user_message
+from isodyn.strategies.zeroshot import answer_instruction, images_of
+
+_TEXT_LABELS = {Modality.LATEX: "LaTeX", Modality.CODE: "code", Modality.STORY: "story"}
+
+
+class IsoScratchPad(Strategy):
+    name = "isosp"
+    summary = "describe the image as text (step 1), then solve from that text alone (step 2)"
+    source = "IsoBench Section 4 (IsoScratchPad)"
+    calls_per_cell = "2"
+    modalities = frozenset({Modality.IMAGE})
+
+    def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
+        if modality not in self.modalities:
+            return f"{self.name} runs only on image cells"
+        reader = ctx.describer or ctx.solver
+        if not reader.vision:
+            return f"describer {reader.name} has no vision" if ctx.describer else NO_VISION
+        return None
+
+    async def run(
+        self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext
+    ) -> Reply:
+        describe = user_message(render_template("isosp_describe.j2"), images_of(representation))
+        describer = ctx.describer.name if ctx.describer else None
+        description = await ask([describe], "describe", model=describer)
+        prompt = render_template(
+            "isosp_solve.j2",
+            description=description.text.strip(),
+            problem=representation.text,
+            answer_instruction=answer_instruction(variant),
+        )
+        return await ask([user_message(prompt)], "answer")
+
+
+class IsoCombination(Strategy):
+    name = "isocb"
+    summary = "the image plus every text representation the seed renders, in one prompt"
+    source = "IsoBench Section 4 (IsoCombination)"
+    modalities = frozenset({Modality.IMAGE})
+
+    def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
+        seed = ctx.materials.seeds[variant.seed_id]
+        if not any(m in _TEXT_LABELS for m in seed.modalities):
+            return f"seed {variant.seed_id} has no text representation to combine"
+        return super().skip_reason(variant, modality, ctx)
+
+    async def run(
+        self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext
+    ) -> Reply:
+        seed = ctx.materials.seeds[variant.seed_id]
+        texts = [
+            {"label": _TEXT_LABELS[m], "text": ctx.materials.render(variant, m).text}
+            for m in seed.modalities
+            if m in _TEXT_LABELS
+        ]
+        ctx.notes["combined"] = [m.value for m in seed.modalities if m in _TEXT_LABELS]
+        prompt = render_template(
+            "isocb.j2",
+            problem=representation.text,
+            texts=texts,
+            answer_instruction=answer_instruction(variant),
+        )
+        return await ask([user_message(prompt, images_of(representation))], "answer")
