@@ -79,3 +79,7 @@ class CachedClient:
         self.cost_usd += reply.cost_usd
         self.cache.put(key, reply)
         return reply, key, False
+
+    async def reply(self, request: ModelRequest) -> Reply:
+        """`complete` without the bookkeeping, for strategies that call outside a cell's transcript."""
+        return (await self.complete(request))[0]

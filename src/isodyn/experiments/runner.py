@@ -146,7 +146,9 @@ def _base_row(cell: Cell, variant: Variant) -> dict[str, Any]:
     }
 
 
-def _context(plan: Plan, cell: Cell, materials: _Materials) -> CellContext:
+def _context(
+    plan: Plan, cell: Cell, materials: _Materials, client: CachedClient, run_dir: Path
+) -> CellContext:
     solver = plan.models[cell.model]
     describer = plan.describer
     return CellContext(
@@ -158,15 +160,22 @@ def _context(plan: Plan, cell: Cell, materials: _Materials) -> CellContext:
         materials=materials,
         solver=ModelFacts(solver.name, solver.vision),
         describer=ModelFacts(describer.name, describer.vision) if describer else None,
+        complete=client.reply,
+        api_base=plan.config.api_base,
+        generation={"temperature": plan.config.temperature, "max_tokens": plan.config.max_tokens},
+        run_dir=run_dir,
+        cache_dir=plan.config.cache_dir,
     )
 
 
-async def _run_cell(plan: Plan, cell: Cell, materials: _Materials, client: CachedClient) -> dict[str, Any]:
+async def _run_cell(
+    plan: Plan, cell: Cell, materials: _Materials, client: CachedClient, run_dir: Path
+) -> dict[str, Any]:
     variant = materials.variant(cell.seed_id, cell.variant)
     row = _base_row(cell, variant)
     empty = {"extracted": None, "correct": None, "response": None, "transcript": []}
     strategy = plan.strategies[cell.strategy]
-    ctx = _context(plan, cell, materials)
+    ctx = _context(plan, cell, materials, client, run_dir)
     reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
     if reason:
         return {**row, **empty, "reason": f"skipped: {reason}"}
@@ -264,7 +273,7 @@ async def execute(plan: Plan, run_dir: Path, on_row: ProgressHook | None = None)
 
     async def guarded(cell: Cell) -> dict[str, Any]:
         async with limit:
-            return await _run_cell(plan, cell, materials, client)
+            return await _run_cell(plan, cell, materials, client, run_dir)
 
     try:
         with (run_dir / "results.jsonl").open("a", encoding="utf-8") as results:

@@ -20,12 +20,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 import jinja2
 import numpy as np
 
-from isodyn.cache import Reply
+from isodyn.cache import ModelRequest, Reply
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators.base import SeedProgram
 
@@ -61,6 +62,9 @@ class ModelFacts:
     vision: bool
 
 
+Complete = Callable[[ModelRequest], Awaitable[Reply]]
+
+
 @dataclass
 class CellContext:
     seed_id: str
@@ -74,6 +78,13 @@ class CellContext:
     notes: dict[str, Any] = field(default_factory=dict)
     # The variant whose truth the final reply is scored against (permute changes it).
     scored_variant: Variant | None = None
+    # For strategies that prepare once per run (dspy): a cached model call outside the cell's
+    # transcript, the settings every request must carry, and where to keep what they build.
+    complete: Complete | None = None
+    api_base: str | None = None
+    generation: dict[str, Any] = field(default_factory=dict)
+    run_dir: Path | None = None
+    cache_dir: Path | None = None
 
     def rng(self, purpose: str) -> np.random.Generator:
         """Randomness for one decision of one cell, reproducible on any machine."""
