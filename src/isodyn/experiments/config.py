@@ -32,7 +32,9 @@ class ExperimentConfig:
     max_tokens: int = 512
     api_base: str | None = None
     describer: str | None = None  # IsoSP's describing model; default: the solving model
-    vision: str = "auto"  # auto: litellm's capability table; yes/no: override for every model
+    # auto: litellm's capability table; yes/no: override for every model; a comma list of models:
+    # those read images, the rest follow the table.
+    vision: str = "auto"
     concurrency: int = 4
     out: Path = Path("runs")
     cache_dir: Path = field(default_factory=default_cache_dir)
@@ -84,9 +86,16 @@ def _modalities(value: str) -> tuple[Modality, ...]:
 
 
 def _vision(value: str) -> str:
-    if value not in ("auto", "yes", "no"):
-        raise ConfigError("must be auto, yes or no")
-    return value
+    if value in ("auto", "yes", "no"):
+        return value
+    return ",".join(_split(value))  # models that read images
+
+
+def vision_override(config: ExperimentConfig, model: str) -> str:
+    """auto, yes or no for one model."""
+    if config.vision in ("auto", "yes", "no"):
+        return config.vision
+    return "yes" if model in config.vision.split(",") else "auto"
 
 
 def _temperature(value: str) -> float:

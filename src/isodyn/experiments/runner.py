@@ -19,7 +19,7 @@ from typing import Any
 from isodyn.cache import ModelRequest, Reply, ResponseCache, hash_images
 from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Representation, Variant
-from isodyn.experiments.config import ConfigError, ExperimentConfig
+from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
 from isodyn.experiments.grid import Cell, Grid, expand_grid
 from isodyn.experiments.llm import CachedClient, error_reason
 from isodyn.generators import SeedProgram, all_seeds
@@ -42,7 +42,7 @@ class Plan:
 
 
 def _checked_model(name: str, config: ExperimentConfig) -> ModelInfo:
-    info = describe_model(name, config.api_base, config.vision)  # type: ignore[arg-type]
+    info = describe_model(name, config.api_base, vision_override(config, name))  # type: ignore[arg-type]
     missing = missing_api_key(name, config.api_base)
     if missing:
         raise ModelError(f"model {name!r} needs the environment variable {missing}; set it and run again")
@@ -79,7 +79,7 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     models = {name: _checked_model(name, config) for name in config.models}
     describer = _checked_model(config.describer, config) if config.describer else None
     if describer and not describer.vision:
-        raise ConfigError(f"describer {describer.name} has no vision (set vision=yes if it does)")
+        raise ConfigError(f"describer {describer.name} has no vision (name it in vision=MODEL if it does)")
     grid = expand_grid(
         config.models, tuple(strategies), config.modalities, seeds, config.variants, config.repeats
     )
