@@ -119,6 +119,47 @@ def report(run_dir: Annotated[Path, typer.Argument(help="a run directory written
     sys.stdout.write(path.read_text(encoding="utf-8"))
 
 
+@app.command("list")
+def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> None:
+    """Describe the strategies (source, calls per cell, modalities) or the seed programs."""
+    if what == "strategies":
+        from isodyn.strategies import BASES, MODIFIERS
+
+        table = Table(title="Base strategies (compose with modifiers: antimem+cot3, permute+sc@5+isosp)")
+        for column in ("name", "what it does", "source", "calls per cell", "modalities"):
+            table.add_column(column, overflow="fold")
+        for name, cls in sorted(BASES.items()):
+            accepted = "all" if cls.modalities is None else ", ".join(sorted(m.value for m in cls.modalities))
+            table.add_row(name, cls.summary, cls.source, cls.calls_per_cell, accepted)
+        modifiers = Table(title="Modifiers")
+        for column in ("name", "what it does", "source", "calls per cell"):
+            modifiers.add_column(column, overflow="fold")
+        for name, cls in sorted(MODIFIERS.items()):
+            modifiers.add_row(name, cls.summary, cls.source, cls.calls_per_cell)
+        from isodyn.strategies.modifiers import SelfConsistency
+
+        modifiers.add_row("sc@k", SelfConsistency.summary, SelfConsistency.source, "k x the base")
+        Console().print(table, modifiers)
+    elif what == "seeds":
+        from isodyn.generators import all_seeds
+
+        table = Table(title="Seed programs")
+        for column in ("seed", "topic", "level", "answer type", "variation types", "modalities"):
+            table.add_column(column, overflow="fold")
+        for seed_id, seed in all_seeds().items():
+            table.add_row(
+                seed_id,
+                seed.topic.value,
+                seed.level.value,
+                seed.answer_type.value,
+                ", ".join(v.value for v in seed.variation_types),
+                ", ".join(m.value for m in seed.modalities),
+            )
+        Console().print(table)
+    else:
+        raise fail(f"cannot list {what!r}; valid: strategies, seeds")
+
+
 def main() -> None:
     app()
 
