@@ -43,7 +43,7 @@ def test_extracts_short_answer_from_messy_replies(reply: str, expected: str, met
     assert extraction.method == method
 
 
-@pytest.mark.parametrize("reply", ["The answer is not differentiable.", "", "{}", '{"solution": "only"}'])
+@pytest.mark.parametrize("reply", ["I cannot tell from the picture.", "", "{}", '{"solution": "only"}'])
 def test_reply_without_short_answer_is_extraction_failure(reply: str) -> None:
     score = score_reply(reply, variant("A", AnswerType.MULTIPLE_CHOICE, ("Yes", "No")))
     assert score == score.__class__(False, None, "extraction_failed", "none")

@@ -1,8 +1,18 @@
-"""Pull the short answer out of a raw model reply.
+"""Pull the answer out of a raw model reply: a cascade, each step named in the result.
 
 Models are asked for DynaMath's JSON (`solution`, `short answer`); real replies wrap it in code
-fences, add prose before and after, use single quotes or trailing commas, or give up on JSON
-halfway. Each function here is pure and returns what it found and how.
+fences, add prose before and after, use single quotes or trailing commas, give up on JSON halfway,
+or ignore it. The cascade, first hit wins:
+
+1. `json` / `json_lenient` / `json_key_regex`: the short answer of the last complete JSON object;
+2. `boxed`: the last `\\boxed{...}` (nested braces allowed; MM-MATH's convention);
+3. `answer_line`: the last "the answer is X" / "Answer: X";
+4. `choice` (multiple choice only): the last explicit option mention, `(B)` or `option B`, or the
+   one option text the final sentence contains;
+5. `last_number` (numeric answer types only): the last number in the reply.
+
+Nothing found: `none`, and the cell is wrong with reason `extraction_failed`; there is no default
+option. Each function here is pure.
 """
 
 from __future__ import annotations
@@ -10,6 +20,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+
+from isodyn.core import AnswerType
 
 _SHORT_ANSWER_KEYS = ("short answer", "short_answer", "shortanswer", "answer")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -22,7 +34,7 @@ _KEY_VALUE = re.compile(
 @dataclass(frozen=True)
 class Extraction:
     answer: str | None
-    method: str  # "json", "json_lenient", "json_key_regex" or "none"
+    method: str  # json, json_lenient, json_key_regex, boxed, answer_line, choice, last_number, none
 
 
 def _balanced_objects(text: str) -> list[str]:
@@ -71,8 +83,8 @@ def _lenient_load(candidate: str) -> object | None:
         return None
 
 
-def extract_short_answer(reply: str) -> Extraction:
-    """The `short answer` of the last complete JSON object that has one, else a regex fallback."""
+def extract_json_answer(reply: str) -> Extraction:
+    """The `short answer` of the last complete JSON object that has one, else a key regex."""
     objects = _balanced_objects(reply)
     for candidate in reversed(objects):
         try:
@@ -89,4 +101,76 @@ def extract_short_answer(reply: str) -> Extraction:
         value = next(g for g in groups if g is not None).strip().strip("\"'")
         if value:
             return Extraction(value, "json_key_regex")
+    return Extraction(None, "none")
+
+
+def last_boxed(reply: str) -> str | None:
+    """Content of the last `\\boxed{...}` (or `\\fbox{...}`), with nested braces."""
+    starts = [m.end() for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", reply)]
+    for start in reversed(starts):
+        depth = 1
+        for i in range(start, len(reply)):
+            if reply[i] == "{":
+                depth += 1
+            elif reply[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    content = reply[start:i].strip()
+                    if content:
+                        return content
+                    break
+    return None
+
+
+_ANSWER_LINE = re.compile(
+    r"(?:final answer|the answer|answer)\s*(?:is|:|=)\s*[:\s]*(.+?)\s*(?:$|\n|(?<=[^\d])\.(?:\s|$))",
+    re.IGNORECASE,
+)
+
+
+def answer_line(reply: str) -> str | None:
+    matches = [m.group(1).strip().strip("*").strip() for m in _ANSWER_LINE.finditer(reply)]
+    matches = [m for m in matches if m and not m.startswith(("[", "{"))]
+    return matches[-1].rstrip(".").strip() if matches else None
+
+
+_OPTION_MENTION = re.compile(r"(?:\(([A-J])\)|\b(?:option|choice)\s+\(?([A-J])\b\)?)", re.IGNORECASE)
+
+
+def mentioned_choice(reply: str, choices: tuple[str, ...]) -> str | None:
+    """The last explicit option mention, or the single option text the final sentence names."""
+    letters = "ABCDEFGHIJ"[: len(choices)]
+    mentions = [(m.group(1) or m.group(2)).upper() for m in _OPTION_MENTION.finditer(reply)]
+    mentions = [m for m in mentions if m in letters]
+    if mentions:
+        return mentions[-1]
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", reply.strip()) if s.strip()]
+    if not sentences:
+        return None
+    last = sentences[-1].casefold()
+    named = {c for c in choices if re.search(rf"\b{re.escape(c.casefold())}\b", last)}
+    return named.pop() if len(named) == 1 else None
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def last_number(reply: str) -> str | None:
+    found = _NUMBER.findall(reply)
+    return found[-1] if found else None
+
+
+def extract_answer(reply: str, answer_type: AnswerType, choices: tuple[str, ...] = ()) -> Extraction:
+    """Run the cascade; see the module docstring for the order."""
+    found = extract_json_answer(reply)
+    if found.answer is not None:
+        return found
+    if (boxed := last_boxed(reply)) is not None:
+        return Extraction(boxed, "boxed")
+    if (line := answer_line(reply)) is not None:
+        return Extraction(line, "answer_line")
+    if answer_type is AnswerType.MULTIPLE_CHOICE and (letter := mentioned_choice(reply, choices)):
+        return Extraction(letter, "choice")
+    if answer_type in (AnswerType.FLOAT, AnswerType.INT) and (number := last_number(reply)):
+        return Extraction(number, "last_number")
     return Extraction(None, "none")
