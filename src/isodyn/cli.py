@@ -119,6 +119,162 @@ def report(run_dir: Annotated[Path, typer.Argument(help="a run directory written
     sys.stdout.write(path.read_text(encoding="utf-8"))
 
 
+def _regrade_parsers() -> dict[str, Any]:
+    from isodyn.experiments.config import non_negative_float, positive_int
+
+    return {
+        "abs_tol": non_negative_float,
+        "rel_tol": non_negative_float,
+        "judge": str,
+        "api_base": str,
+        "cache_dir": Path,
+        "concurrency": positive_int,
+        "all": lambda v: v.lower() in ("1", "true", "yes"),
+    }
+
+
+def _load_run(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    import json
+
+    from isodyn.experiments.runner import load_rows
+
+    rows = load_rows(run_dir)
+    config_path = run_dir / "config.json"
+    config = json.loads(config_path.read_text()) if config_path.is_file() else {}
+    return config, rows
+
+
+@app.command()
+def rescore(
+    run_dir: Annotated[Path, typer.Argument(help="a run directory written by `exp run`")],
+    settings: Annotated[
+        list[str] | None,
+        typer.Argument(help="abs_tol, rel_tol, judge=MODEL, api_base, cache_dir, concurrency"),
+    ] = None,
+) -> None:
+    """Re-grade a finished run's saved replies with new settings; no call to the models under test.
+
+    Writes a new run directory beside it (results, summary, report). With judge=MODEL, replies the
+    rules cannot read are restated by that model (cached calls) and compared by the same rules.
+    """
+    import asyncio
+    import json
+    from datetime import UTC, datetime
+
+    from isodyn.analysis.report import write_report
+    from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
+    from isodyn.experiments.regrade import llm_extract, open_client, rescore_rows, write_jsonl
+    from isodyn.scoring import DYNAMATH_ABS_TOLERANCE, Tolerance
+
+    try:
+        chosen = parse_key_values(settings or [], _regrade_parsers())
+        config, rows = _load_run(run_dir)
+        judge = _checked_judge(chosen, config) if "judge" in chosen else None
+    except (ConfigError, ModelError, FileNotFoundError) as exc:
+        raise fail(str(exc)) from None
+    tolerance = Tolerance(chosen.get("abs_tol", DYNAMATH_ABS_TOLERANCE), chosen.get("rel_tol", 0.0))
+    regraded = rescore_rows(rows, tolerance)
+    judge_calls = {"calls_made": 0, "cache_hits": 0, "cost_usd": 0.0}
+    if judge:
+        client, store = open_client(judge.cache_dir or default_cache_dir())
+        try:
+            regraded = asyncio.run(
+                llm_extract(regraded, judge, client, tolerance, config.get("base_seed", 0))
+            )
+        finally:
+            store.close()
+        judge_calls = {
+            "calls_made": client.calls_made,
+            "cache_hits": client.cache_hits,
+            "cost_usd": client.cost_usd,
+        }
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
+    out.mkdir()
+    rescore_settings = {
+        "abs_tol": tolerance.absolute,
+        "rel_tol": tolerance.relative,
+        "judge": chosen.get("judge"),
+    }
+    (out / "config.json").write_text(json.dumps({**config, "rescore": rescore_settings}, indent=2) + "\n")
+    write_jsonl(out / "results.jsonl", regraded)
+    reasons = [r["reason"] for r in regraded]
+    summary = {
+        "cells": len(regraded),
+        "graded": reasons.count("ok"),
+        "extraction_failed": reasons.count("extraction_failed"),
+        "correct": sum(bool(r.get("correct")) for r in regraded),
+        "changed_verdicts": sum(
+            a.get("correct") != b.get("correct") for a, b in zip(rows, regraded, strict=True)
+        ),
+        "judge": judge_calls,
+        "rescored_from": str(run_dir),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    report = write_report(out, regraded)
+    _print_table(regraded)
+    console.print(
+        f"{summary['changed_verdicts']} verdicts changed; judge calls {judge_calls['calls_made']}\n"
+        f"results: {out}/results.jsonl\nreport:  {report}",
+        highlight=False,
+    )
+
+
+def _checked_judge(chosen: dict[str, Any], config: dict[str, Any]) -> Any:
+    from isodyn.experiments.regrade import JudgeSettings
+    from isodyn.models.catalog import describe_model, missing_api_key
+
+    api_base = chosen.get("api_base", config.get("api_base"))
+    describe_model(chosen["judge"], api_base)
+    missing = missing_api_key(chosen["judge"], api_base)
+    if missing:
+        raise ModelError(f"judge {chosen['judge']!r} needs the environment variable {missing}")
+    cache_dir = chosen.get("cache_dir") or (Path(config["cache_dir"]) if config.get("cache_dir") else None)
+    return JudgeSettings(chosen["judge"], api_base, cache_dir, chosen.get("concurrency", 4))
+
+
+@app.command()
+def judge(
+    run_dir: Annotated[Path, typer.Argument(help="a run directory written by `exp run`")],
+    settings: Annotated[
+        list[str] | None,
+        typer.Argument(help="judge=MODEL (required), all=1, api_base, cache_dir, concurrency"),
+    ] = None,
+) -> None:
+    """Process evaluation (MM-MATH 3.3): a judge names the first wrong step of each wrong solution
+    and its error type; writes RUN_DIR/process.jsonl and RUN_DIR/process.md."""
+    import asyncio
+
+    from isodyn.analysis.process import render_process_report
+    from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
+    from isodyn.experiments.regrade import open_client, process_evaluate, write_jsonl
+
+    try:
+        chosen = parse_key_values(settings or [], _regrade_parsers())
+        if "judge" not in chosen:
+            raise ConfigError("judge=MODEL is required, e.g. judge=gpt-4o")
+        config, rows = _load_run(run_dir)
+        settings_ = _checked_judge(chosen, config)
+    except (ConfigError, ModelError, FileNotFoundError) as exc:
+        raise fail(str(exc)) from None
+    client, store = open_client(settings_.cache_dir or default_cache_dir())
+    try:
+        records = asyncio.run(
+            process_evaluate(rows, settings_, client, config.get("base_seed", 0), bool(chosen.get("all")))
+        )
+    finally:
+        store.close()
+    write_jsonl(run_dir / "process.jsonl", records)
+    report = render_process_report(records, run_dir.name)
+    (run_dir / "process.md").write_text(report, encoding="utf-8")
+    sys.stdout.write(report)
+    console.print(
+        f"{len(records)} solutions judged: {client.calls_made} calls, {client.cache_hits} cache hits, "
+        f"${client.cost_usd:.4f}",
+        highlight=False,
+    )
+
+
 @app.command("list")
 def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> None:
     """Describe the strategies (source, calls per cell, modalities) or the seed programs."""

@@ -59,7 +59,7 @@ def _split(value: str) -> tuple[str, ...]:
     return items
 
 
-def _positive_int(value: str) -> int:
+def positive_int(value: str) -> int:
     number = int(value)
     if number < 1:
         raise ConfigError("must be a positive whole number")
@@ -110,15 +110,15 @@ _PARSERS = {
     "strategies": _split,
     "modalities": _modalities,
     "seeds": _split,
-    "variants": _positive_int,
+    "variants": positive_int,
     "base_seed": int,
-    "repeats": _positive_int,
+    "repeats": positive_int,
     "temperature": _temperature,
-    "max_tokens": _positive_int,
+    "max_tokens": positive_int,
     "api_base": str,
     "describer": str,
     "vision": _vision,
-    "concurrency": _positive_int,
+    "concurrency": positive_int,
     "out": Path,
     "cache_dir": Path,
     "quiet": _boolean,
@@ -127,19 +127,33 @@ _PARSERS = {
 _ALIASES = {"model": "models", "strategy": "strategies", "modality": "modalities", "seed": "seeds"}
 
 
-def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> ExperimentConfig:
-    """Apply `key=value` words to the defaults; raise ConfigError on the first bad one."""
-    config = base or ExperimentConfig()
-    changes: dict[str, Any] = {}
-    for word in args:
+def parse_key_values(
+    words: list[str], parsers: dict[str, Any], aliases: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """`key=value` words to a dict of parsed values; ConfigError (one line) on the first bad one."""
+    aliases = aliases or {}
+    values: dict[str, Any] = {}
+    for word in words:
         key, sep, value = word.partition("=")
-        key = _ALIASES.get(key.strip(), key.strip())
+        key = aliases.get(key.strip(), key.strip())
         if not sep or not key:
-            raise ConfigError(f"expected key=value, got {word!r}; keys: {', '.join(_PARSERS)}")
-        if key not in _PARSERS:
-            raise ConfigError(f"unknown setting {key!r}; valid: {', '.join(_PARSERS)}")
+            raise ConfigError(f"expected key=value, got {word!r}; keys: {', '.join(parsers)}")
+        if key not in parsers:
+            raise ConfigError(f"unknown setting {key!r}; valid: {', '.join(parsers)}")
         try:
-            changes[key] = _PARSERS[key](value.strip())
+            values[key] = parsers[key](value.strip())
         except (ValueError, ConfigError) as exc:
             raise ConfigError(f"bad value for {key}: {value!r} ({exc})") from exc
-    return replace(config, **changes)
+    return values
+
+
+def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> ExperimentConfig:
+    """Apply `key=value` words to the defaults; raise ConfigError on the first bad one."""
+    return replace(base or ExperimentConfig(), **parse_key_values(args, _PARSERS, _ALIASES))
+
+
+def non_negative_float(value: str) -> float:
+    number = float(value)
+    if number < 0:
+        raise ConfigError("must be zero or more")
+    return number

@@ -143,6 +143,8 @@ def _base_row(cell: Cell, variant: Variant) -> dict[str, Any]:
         "level": variant.level.value,
         "answer_type": variant.answer_type.value,
         "truth": variant.answer,
+        "choices": list(variant.choices),
+        "percent_question": variant.params.get("answer_unit") == "%",
     }
 
 
@@ -217,6 +219,7 @@ async def _run_cell(
     return {
         **row,
         "truth": scored.answer,
+        "choices": list(scored.choices),
         "extracted": score.extracted,
         "correct": score.correct,
         "reason": score.reason,

@@ -19,11 +19,9 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-import jinja2
 import numpy as np
 
 from isodyn.cache import ModelRequest, Reply
@@ -136,19 +134,6 @@ class Modifier(ABC):
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext, inner: Inner
     ) -> Reply: ...
-
-
-@cache
-def _templates() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("isodyn.strategies", "templates"),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,  # prompts are plain text, not HTML
-    )
-
-
-def render_template(name: str, **values: Any) -> str:
-    return _templates().get_template(name).render(**values).strip()
 
 
 def png_data_uri(png: bytes) -> str:

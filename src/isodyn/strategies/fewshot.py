@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from isodyn.cache import Reply
 from isodyn.core import AnswerType, Modality, Representation, Variant
-from isodyn.strategies.base import Ask, CellContext, Strategy, render_template, user_message
+from isodyn.prompts import render_template
+from isodyn.strategies.base import Ask, CellContext, Strategy, user_message
 from isodyn.strategies.zeroshot import answer_instruction, images_of
 
 DEMO_INDEX_START = 1_000_000

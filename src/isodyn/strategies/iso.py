@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from isodyn.cache import Reply
 from isodyn.core import Modality, Representation, Variant
-from isodyn.strategies.base import NO_VISION, Ask, CellContext, Strategy, render_template, user_message
+from isodyn.prompts import render_template
+from isodyn.strategies.base import NO_VISION, Ask, CellContext, Strategy, user_message
 from isodyn.strategies.zeroshot import answer_instruction, images_of
 
 _TEXT_LABELS = {Modality.LATEX: "LaTeX", Modality.CODE: "code", Modality.STORY: "story"}

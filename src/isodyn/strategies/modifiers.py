@@ -16,9 +16,10 @@ from dataclasses import replace
 from isodyn.cache import Reply
 from isodyn.core import AnswerType, Modality, Representation, Variant
 from isodyn.generators.base import format_choices, letter
+from isodyn.prompts import render_template
 from isodyn.scoring import extract_short_answer
 from isodyn.scoring.compare import choice_letter, parse_number
-from isodyn.strategies.base import Ask, CellContext, Inner, Message, Modifier, render_template
+from isodyn.strategies.base import Ask, CellContext, Inner, Message, Modifier
 
 
 class AntiMemorization(Modifier):

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from isodyn.cache import Reply
 from isodyn.core import AnswerType, Representation, Variant
-from isodyn.strategies.base import Ask, CellContext, Strategy, render_template, user_message
+from isodyn.prompts import render_template
+from isodyn.strategies.base import Ask, CellContext, Strategy, user_message
 
 # DynaMath Table 5. The integer line is ours (DynaMath has no integer type).
 _ANSWER_INSTRUCTIONS = {

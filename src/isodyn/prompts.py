@@ -1,0 +1,26 @@
+"""Prompt templates: jinja2 files, one per template, beside the code that uses them."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import jinja2
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(
+            [
+                jinja2.PackageLoader("isodyn.strategies", "templates"),
+                jinja2.PackageLoader("isodyn.scoring", "templates"),
+            ]
+        ),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # prompts are plain text, not HTML
+    )
+
+
+def render_template(name: str, **values: Any) -> str:
+    return _environment().get_template(name).render(**values).strip()
