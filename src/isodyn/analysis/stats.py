@@ -1,0 +1,217 @@
+"""Uncertainty that respects the design: variants of one seed are correlated, so seeds are resampled.
+
+All functions are pure and vectorised with numpy:
+
+- `seed_table`: per-seed accuracy (mean over its variants and repeats) and worst case (mean over
+  repeats of "every variant right"), the units DynaMath's A_avg and A_wst average over;
+- `cluster_bootstrap`: percentile intervals for A_avg, A_wst and RR from the same seed resamples;
+- `paired_comparison`: two systems on the same cells: the paired cluster-bootstrap interval of the
+  difference, McNemar's exact test on discordant cells, a sign-flip permutation test over seeds;
+- `holm`: Holm's step-down correction; `power_analysis`: minimum detectable effect and seeds needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+CELL_KEYS = ["seed_id", "variant", "repeat"]
+# Resample weights are built in blocks so memory stays bounded for many seeds.
+_BLOCK_ENTRIES = 4_000_000
+
+
+@dataclass(frozen=True)
+class SeedTable:
+    seed_ids: np.ndarray
+    accuracy: np.ndarray  # per-seed mean correctness
+    worst: np.ndarray  # per-seed worst case, averaged over repeats
+    cells: np.ndarray  # graded cells per seed
+
+    @property
+    def n(self) -> int:
+        return len(self.seed_ids)
+
+
+def seed_table(graded: pd.DataFrame) -> SeedTable:
+    correct = graded["correct"].astype(float)
+    by_seed = correct.groupby(graded["seed_id"])
+    worst = correct.groupby([graded["seed_id"], graded["repeat"]]).min().groupby(level=0).mean()
+    accuracy = by_seed.mean()
+    return SeedTable(
+        seed_ids=accuracy.index.to_numpy(),
+        accuracy=accuracy.to_numpy(),
+        worst=worst.reindex(accuracy.index).to_numpy(),
+        cells=by_seed.size().to_numpy(),
+    )
+
+
+@dataclass(frozen=True)
+class Interval:
+    estimate: float
+    low: float
+    high: float
+
+    def as_dict(self, prefix: str) -> dict[str, float]:
+        return {prefix: self.estimate, f"{prefix}_low": self.low, f"{prefix}_high": self.high}
+
+
+def resample_means(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Means of `values` (one row per seed, one column per statistic) over bootstrap resamples of seeds.
+
+    Drawing n seeds with replacement only matters through how many times each distinct row is
+    drawn, which is multinomial over the distinct rows. Per-seed accuracies take few distinct values
+    (k/M for M variants), so this costs resamples x distinct rows instead of resamples x seeds.
+    """
+    n = len(values)
+    distinct, counts = np.unique(values, axis=0, return_counts=True)
+    probabilities = counts / n
+    block = max(1, min(resamples, _BLOCK_ENTRIES // len(distinct)))
+    out = []
+    for start in range(0, resamples, block):
+        draws = rng.multinomial(n, probabilities, size=min(block, resamples - start))
+        out.append(draws @ distinct / n)
+    return np.concatenate(out)
+
+
+def _percentile(values: np.ndarray, level: float) -> tuple[float, float]:
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return float("nan"), float("nan")
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(finite, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def cluster_bootstrap(
+    table: SeedTable, resamples: int = 10_000, level: float = 0.95, seed: int = 0
+) -> dict[str, Interval]:
+    """Percentile intervals for A_avg, A_wst and RR, all from the same seed resamples."""
+    if table.n == 0:
+        nan = Interval(float("nan"), float("nan"), float("nan"))
+        return {"A_avg": nan, "A_wst": nan, "RR": nan}
+    rng = np.random.default_rng(seed)
+    means = resample_means(np.column_stack([table.accuracy, table.worst]), resamples, rng)
+    a_avg, a_wst = means[:, 0], means[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rr = np.where(a_avg > 0, a_wst / a_avg, np.nan)
+    point_avg, point_wst = float(table.accuracy.mean()), float(table.worst.mean())
+    point_rr = point_wst / point_avg if point_avg > 0 else float("nan")
+    return {
+        "A_avg": Interval(point_avg, *_percentile(a_avg, level)),
+        "A_wst": Interval(point_wst, *_percentile(a_wst, level)),
+        "RR": Interval(point_rr, *_percentile(rr, level)),
+    }
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    difference: Interval  # A minus B, in accuracy (0..1)
+    cells: int
+    seeds: int
+    a_only: int  # cells right for A, wrong for B
+    b_only: int
+    p_mcnemar: float
+    p_permutation: float
+    sd_seed_difference: float
+
+
+def align(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """Cells graded for both systems, side by side (`correct_a`, `correct_b`)."""
+    left = a[[*CELL_KEYS, "correct"]].rename(columns={"correct": "correct_a"})
+    right = b[[*CELL_KEYS, "correct"]].rename(columns={"correct": "correct_b"})
+    return left.merge(right, on=CELL_KEYS, how="inner")
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    discordant = a_only + b_only
+    if discordant == 0:
+        return 1.0
+    return float(stats.binomtest(a_only, discordant, 0.5, alternative="two-sided").pvalue)
+
+
+def sign_flip_p(differences: np.ndarray, permutations: int, rng: np.random.Generator) -> float:
+    """Two-sided p of the mean seed-level difference under random sign flips (exact when small).
+
+    Flipping the signs of the m seeds that share a value v adds v * (2 * Binomial(m, 1/2) - m) to
+    the sum, so the Monte Carlo version draws one binomial per distinct value, not one sign per seed.
+    """
+    n = len(differences)
+    if n == 0 or not np.any(differences):
+        return 1.0
+    observed = abs(differences.mean())
+    if n <= 16:  # every sign pattern
+        signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
+        flipped = np.abs(signs @ differences / n)
+        return float(np.mean(flipped >= observed - 1e-12))
+    distinct, counts = np.unique(differences, return_counts=True)
+    positives = rng.binomial(counts, 0.5, size=(permutations, len(distinct)))
+    flipped = np.abs((2 * positives - counts) @ distinct / n)
+    return float((1 + np.sum(flipped >= observed - 1e-12)) / (permutations + 1))
+
+
+def paired_comparison(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    resamples: int = 10_000,
+    permutations: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> PairedResult:
+    """A versus B on the cells both have graded; differences are A minus B."""
+    both = align(a, b)
+    rng = np.random.default_rng(seed)
+    right_a, right_b = both["correct_a"].astype(bool), both["correct_b"].astype(bool)
+    a_only, b_only = int((right_a & ~right_b).sum()), int((~right_a & right_b).sum())
+    per_seed = (right_a.astype(float) - right_b.astype(float)).groupby(both["seed_id"]).mean().to_numpy()
+    n = len(per_seed)
+    if n == 0:
+        nan = Interval(float("nan"), float("nan"), float("nan"))
+        return PairedResult(nan, 0, 0, 0, 0, 1.0, 1.0, float("nan"))
+    boot = resample_means(per_seed[:, None], resamples, rng)[:, 0]
+    return PairedResult(
+        difference=Interval(float(per_seed.mean()), *_percentile(boot, level)),
+        cells=len(both),
+        seeds=n,
+        a_only=a_only,
+        b_only=b_only,
+        p_mcnemar=mcnemar_exact(a_only, b_only),
+        p_permutation=sign_flip_p(per_seed, permutations, rng),
+        sd_seed_difference=float(per_seed.std(ddof=1)) if n > 1 else float("nan"),
+    )
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input order."""
+    m = len(p_values)
+    order = np.argsort(p_values)
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted.tolist()
+
+
+@dataclass(frozen=True)
+class Power:
+    minimum_detectable_effect: float  # with the seeds at hand
+    seeds_needed: int | None  # for `target_effect`; None when the spread is unknown
+
+
+def power_analysis(
+    sd_seed_difference: float,
+    seeds: int,
+    target_effect: float = 0.05,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> Power:
+    """Normal approximation for a paired mean difference over seeds."""
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    if not np.isfinite(sd_seed_difference) or seeds < 2:
+        return Power(float("nan"), None)
+    mde = float(z * sd_seed_difference / np.sqrt(seeds))
+    needed = int(np.ceil((z * sd_seed_difference / target_effect) ** 2)) if sd_seed_difference > 0 else 2
+    return Power(mde, max(needed, 2))
