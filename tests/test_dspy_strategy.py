@@ -128,6 +128,25 @@ def test_optimizes_once_then_reuses_with_zero_calls(words, tmp_path) -> None:
         assert json.loads(row["response"])["short answer"] == EVAL_ANSWER
 
 
+def test_reply_outside_dspy_fields_is_scored_as_written(words) -> None:
+    train = training_problems()
+    optimize = script_for(train)
+
+    def script(request: dict) -> ScriptedReply:
+        question = request["messages"][-1]["content"]
+        if any(text in question for text, _ in train.values()):
+            return optimize(request)
+        return ScriptedReply(text='{"solution": "no DSPy fields here", "short answer": "B"}')
+
+    with OpenAIStub(script) as stub:
+        outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}"])
+    assert outcome.summary["errors"] == 0
+    for row in outcome.rows:
+        assert row["notes"]["dspy_parse"] == "failed: AdapterParseError"
+        assert row["extracted"] == "B" and row["reason"] == "ok"
+        assert [t["step"] for t in row["transcript"]] == ["answer"]  # no second (JSON fallback) call
+
+
 def test_failed_optimization_is_an_error_on_every_cell_and_is_not_saved(words, tmp_path) -> None:
     with OpenAIStub(lambda request: ScriptedReply(text="bad request", status=400)) as stub:
         outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}"])
@@ -149,7 +168,9 @@ def test_missing_dspy_is_a_config_error(words, monkeypatch) -> None:
 def test_image_only_choice_is_refused(words) -> None:
     with pytest.raises(ConfigError, match="dspy needs"):
         plan_experiment(
-            parse_overrides([*words, "modalities=image", "models=openai/stub", "api_base=http://127.0.0.1:9/v1"])
+            parse_overrides(
+                [*words, "modalities=image", "models=openai/stub", "api_base=http://127.0.0.1:9/v1"]
+            )
         )
 
 

@@ -107,6 +107,11 @@ def _response(reply: Reply, model: str) -> Any:
     return Response(id=None, model=model, message=message, finish_reason="stop", usage=usage)
 
 
+class _Aborted(BaseException):
+    """A model call failed during optimization. A BaseException on purpose: BootstrapFewShot catches
+    every Exception per training example, logs it and goes on calling; this one stops it at once."""
+
+
 class _Bridge:
     """What an engine keeps: the replies it returned and the call failures DSPy may swallow.
 
@@ -131,14 +136,12 @@ class _SyncEngine(_Bridge):
         self.loop = loop
 
     def complete(self, request: Any) -> Any:
-        if self.failures:
-            raise self.failures[0]  # the optimization has failed already: make no further calls
         future = asyncio.run_coroutine_threadsafe(self.call(_openai_messages(request)), self.loop)
         try:
             reply = future.result()
         except Exception as exc:
             self.failures.append(exc)
-            raise
+            raise _Aborted from exc
         self.replies.append(reply)
         return _response(reply, request.model)
 
@@ -213,6 +216,10 @@ def _generation(ctx: CellContext, model: str) -> dict[str, Any]:
     return params
 
 
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
@@ -274,9 +281,10 @@ class DSPyOptimized(Strategy):
             dspy_train=prepared.meta["train"],
         )
         engine = _AsyncEngine(lambda messages: ask(messages, "answer"))
+        # dspy.LM insists on a sync engine next to the async one; this one is never used.
         lm = _lm(ctx.solver.name, _SyncEngine(engine.call, asyncio.get_running_loop()), engine)
         try:
-            with dspy.context(lm=lm, adapter=_adapter()):
+            with dspy.context(lm=lm, adapter=_adapter(), disable_history=True):
                 prediction = await prepared.program.acall(problem=problem_text(representation, variant))
         except Exception as exc:
             if engine.failures:
@@ -322,7 +330,11 @@ class DSPyOptimized(Strategy):
             "params": params,
             "modality": ctx.modality.value,
             "base_seed": ctx.base_seed,
-            "train": [[e.variant.seed_id, e.variant.index, e.variant.fingerprint()] for e in examples],
+            # the question and its rendering: a changed generator or renderer is a new training set
+            "train": [
+                [e.variant.seed_id, e.variant.index, e.variant.fingerprint(), _sha256(e.problem)]
+                for e in examples
+            ],
             "optimizer": {
                 "name": "BootstrapFewShot",
                 "max_bootstrapped_demos": MAX_BOOTSTRAPPED_DEMOS,
@@ -331,8 +343,7 @@ class DSPyOptimized(Strategy):
             },
             "instructions": INSTRUCTIONS,
         }
-        canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        return _sha256(json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
     async def _load_or_optimize(
         self, ctx: CellContext, model: str, params: dict[str, Any], key: str, examples: list[_Example]
@@ -391,7 +402,8 @@ def _optimize(model: str, engine: _SyncEngine, examples: list[_Example]) -> Any:
         return is_correct(answer, variant.answer, variant.answer_type, variant.choices) is True
 
     trainset = [
-        dspy.Example(problem=e.problem, short_answer=e.variant.answer).with_inputs("problem") for e in examples
+        dspy.Example(problem=e.problem, short_answer=e.variant.answer).with_inputs("problem")
+        for e in examples
     ]
     optimizer = dspy.BootstrapFewShot(
         metric=metric,
@@ -399,11 +411,11 @@ def _optimize(model: str, engine: _SyncEngine, examples: list[_Example]) -> Any:
         max_labeled_demos=MAX_LABELED_DEMOS,
         max_rounds=MAX_ROUNDS,
         # Unparsable replies of a small model are expected and just yield no demo; a failed call
-        # (caught below through the engine) is what aborts.
+        # aborts through `_Aborted` instead.
         max_errors=len(examples) + 1,
     )
-    with dspy.context(lm=_lm(model, engine), adapter=_adapter()):
-        program = optimizer.compile(_new_program(), trainset=trainset)
-    if engine.failures:
-        raise engine.failures[0]
-    return program
+    try:
+        with dspy.context(lm=_lm(model, engine), adapter=_adapter(), disable_history=True):
+            return optimizer.compile(_new_program(), trainset=trainset)
+    except _Aborted:
+        raise engine.failures[0] from None  # the litellm error, so each cell records its reason
