@@ -22,7 +22,7 @@ def exp(*args: str, cwd) -> subprocess.CompletedProcess:
         (["variants=zero"], "bad value for variants"),
         (["repeats=0"], "bad value for repeats"),
         (["modalities=smell"], "unknown modality 'smell'; valid: image, latex, code, story"),
-        (["strategies=telepathy"], "unknown strategy 'telepathy'; valid: cot3, isocb, isosp, selfdemo"),
+        (["strategies=telepathy"], "unknown strategy 'telepathy'; valid: cot3, dspy, isocb, isosp, selfdemo"),
         (["seeds=nope"], "unknown seed 'nope'; valid: "),
         (["models=local/gpt-9"], "unknown local model 'local/gpt-9'; embedded models: local/smollm2-135m"),
         (
