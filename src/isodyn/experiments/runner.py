@@ -145,6 +145,7 @@ def _base_row(cell: Cell, variant: Variant) -> dict[str, Any]:
         "truth": variant.answer,
         "choices": list(variant.choices),
         "percent_question": variant.params.get("answer_unit") == "%",
+        "variation_types": [v.value for v in variant.variation_types],
     }
 
 

@@ -18,7 +18,7 @@ from isodyn.core import AnswerType, Modality, Representation, Variant
 from isodyn.generators.base import format_choices, letter
 from isodyn.prompts import render_template
 from isodyn.scoring import extract_short_answer
-from isodyn.scoring.compare import choice_letter, parse_number
+from isodyn.scoring.keys import answer_key
 from isodyn.strategies.base import Ask, CellContext, Inner, Message, Modifier
 
 
@@ -44,14 +44,7 @@ class AntiMemorization(Modifier):
 
 def vote_key(answer: str | None, variant: Variant) -> str | None:
     """What counts as 'the same answer' for the majority vote."""
-    if answer is None:
-        return None
-    if variant.answer_type is AnswerType.MULTIPLE_CHOICE:
-        return choice_letter(answer, variant.choices)
-    if variant.answer_type in (AnswerType.FLOAT, AnswerType.INT):
-        value = parse_number(answer)
-        return None if value is None else f"{value:.3f}"
-    return " ".join(answer.split()).casefold()
+    return answer_key(answer, variant.answer_type, variant.choices)
 
 
 def majority(keys: list[str | None]) -> int:

@@ -1,0 +1,128 @@
+"""Beyond accuracy: how consistent a model's answers are (pure functions of graded cells).
+
+- repetition consistency RC (DynaMath Eq. 3): for each variant, the share of K repeats that give
+  the variant's modal answer, averaged over variants; `Ans(i, j)` is read as the modal answer;
+- the spread of A_avg over repeats (DynaMath Appendix H.7): A_avg per repeat, its sample variance;
+- consistent failures (Section 4.3): seeds right on some variant in every repeat and wrong on another
+  variant with RC = 1 (the same wrong answer every time);
+- memorization: seeds whose variants have different truths but get one and the same answer;
+- circular consistency (Appendix H.8): with `permute`, answers mapped back to the original options
+  agree across rotations.
+
+Answers are compared through `answer_key` (option letter, number to 3 decimals, folded text); an
+unreadable answer is its own value ("none").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from isodyn.scoring.keys import answer_key
+
+NONE_KEY = "none"
+_LETTERS = "ABCDEFGHIJ"
+
+
+def keyed(graded: pd.DataFrame) -> pd.DataFrame:
+    """Graded cells with an `answer` column holding the canonical answer key."""
+    out = graded.copy()
+    out["answer"] = [
+        # pandas turns a missing answer into NaN; only strings are answers
+        answer_key(extracted if isinstance(extracted, str) else None, answer_type, tuple(choices or ()))
+        or NONE_KEY
+        for extracted, answer_type, choices in zip(
+            out["extracted"], out["answer_type"], out.get("choices", [()] * len(out)), strict=True
+        )
+    ]
+    return out
+
+
+def _modal_share(answers: pd.Series) -> float:
+    return float(answers.value_counts().iloc[0] / len(answers))
+
+
+def repetition_consistency(graded: pd.DataFrame) -> float:
+    """Mean over variants of the share of repeats giving the modal answer (needs >= 2 repeats)."""
+    frame = keyed(graded)
+    groups = frame.groupby(["seed_id", "variant"])["answer"]
+    shares = [_modal_share(g) for _, g in groups if len(g) >= 2]
+    return float(sum(shares) / len(shares)) if shares else math.nan
+
+
+def accuracy_over_repeats(graded: pd.DataFrame) -> dict[str, float]:
+    """A_avg of each repeat (seed-weighted) and their sample variance, in percentage points."""
+    per_repeat = (
+        graded.assign(correct=graded["correct"].astype(float))
+        .groupby(["repeat", "seed_id"])["correct"]
+        .mean()
+        .groupby(level="repeat")
+        .mean()
+        * 100
+    )
+    if len(per_repeat) < 2:
+        return {"repeats": len(per_repeat), "A_avg_var_pp2": math.nan, "A_avg_sd_pp": math.nan}
+    variance = float(per_repeat.var(ddof=1))
+    return {"repeats": len(per_repeat), "A_avg_var_pp2": variance, "A_avg_sd_pp": math.sqrt(variance)}
+
+
+def consistent_failures(graded: pd.DataFrame) -> int | None:
+    """Seeds right on some variant in every repeat, and wrong with one same answer on another."""
+    frame = keyed(graded)
+    if frame.groupby(["seed_id", "variant"]).size().max() < 2:
+        return None  # needs repeats
+    count = 0
+    for _, seed in frame.groupby("seed_id"):
+        per_variant = seed.groupby("variant").agg(
+            always_right=("correct", "all"), never_right=("correct", lambda c: not c.any()),
+            answers=("answer", "nunique"),
+        )  # fmt: skip
+        stuck_wrong = per_variant["never_right"] & (per_variant["answers"] == 1)
+        count += bool(per_variant["always_right"].any() and stuck_wrong.any())
+    return count
+
+
+def memorization(graded: pd.DataFrame) -> dict[str, Any]:
+    """Seeds (with variants of at least two different truths) that get one identical answer everywhere."""
+    frame = keyed(graded)
+    eligible = memorized = 0
+    examples = []
+    for seed_id, seed in frame.groupby("seed_id"):
+        if seed["truth"].nunique() < 2:
+            continue
+        eligible += 1
+        modal = seed.groupby("variant")["answer"].agg(lambda a: a.value_counts().index[0])
+        if modal.nunique() == 1 and modal.iloc[0] != NONE_KEY:
+            memorized += 1
+            examples.append(seed_id)
+    rate = memorized / eligible if eligible else math.nan
+    return {"eligible_seeds": eligible, "memorized_seeds": memorized, "rate": rate, "seeds": examples}
+
+
+def _original_option(row: pd.Series) -> str:
+    order = (row.get("notes") or {}).get("choice_order")
+    if row["answer"] == NONE_KEY or not order or row["answer"] not in _LETTERS:
+        return row["answer"]
+    return str(order[_LETTERS.index(row["answer"])])
+
+
+def circular_consistency(graded: pd.DataFrame) -> dict[str, float]:
+    """For permuted multiple choice: do rotations pick the same original option (and the right one)?"""
+    frame = keyed(graded)
+    if "notes" not in frame:
+        return {"variants": 0, "circular_consistency": math.nan, "circular_accuracy": math.nan}
+    has_order = frame["notes"].map(lambda n: bool((n or {}).get("choice_order")))
+    if not has_order.any():
+        return {"variants": 0, "circular_consistency": math.nan, "circular_accuracy": math.nan}
+    frame = frame[has_order].copy()
+    frame["original"] = frame.apply(_original_option, axis=1)
+    groups = frame.groupby(["seed_id", "variant"])
+    consistency = groups["original"].agg(_modal_share)
+    accuracy = groups["correct"].all()
+    return {
+        "variants": len(consistency),
+        "circular_consistency": float(consistency.mean()),
+        "circular_accuracy": float(accuracy.mean()),
+    }
