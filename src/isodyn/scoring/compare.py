@@ -1,12 +1,19 @@
 """Compare an extracted answer with the truth, by answer type (pure functions).
 
-- multiple choice: by letter (`B`, `(B)`, `B. odd`) or by the option's text (`odd`);
+- multiple choice: by letter (`B`, `(B)`, `**B**`, `B. odd`) or by the option's text (`odd`); an
+  option text after a negation ("not even", "neither even nor odd") does not name that option; a
+  number names the one option within the float tolerance of it (`3.4641` for `2\\sqrt{3}`); a letter
+  next to another option's text (`B. even`) is a contradiction, not an answer;
 - float / int: a tolerance (DynaMath's absolute 0.001 by default; relative optional), reading
-  fractions, `\\frac`, `\\sqrt`, multiples of `\\pi`, scientific notation, thousands separators and
-  units; a percent sign means "per hundred" unless the question asks for a percentage;
-- text (expressions, equations, sets, intervals, tuples, lists, times): math-verify on both sides,
-  with the gold answer first (its `verify` is asymmetric) and inequalities turned into sets first;
-  times compare as clock times.
+  fractions, `\\frac`, `\\sqrt`, multiples of `\\pi`, scientific notation, thousands separators (a
+  comma followed by exactly three digits), `x = 5`, `\\approx 3.46` and units; a percent sign (or the
+  word "percent") means "per hundred" unless the question asks for a percentage, in which case `45%`
+  reads as 45; a bare `45` is never read as 0.45, nor `0.5` as 50;
+- text (expressions, equations, sets, intervals, tuples, lists, times): two plain numbers, or tuples,
+  intervals and sets of numbers, compare with the same tolerance as floats; everything else goes to
+  math-verify, configured explicitly, with the gold answer first (its `verify` is asymmetric) and
+  inequalities turned into sets first (`1 \\le x < 3` is `[1, 3)`); a list in brackets is ordered, a
+  bare comma-separated list is a set; times compare as clock times.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -33,16 +41,89 @@ class Tolerance:
         return abs(value - truth) <= max(self.absolute, self.relative * abs(truth))
 
 
-_LETTER = re.compile(
-    r"^\s*(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)?\s*(?:is)?\s*[:\-]?\s*"
-    r"[\(\[]?([A-Ja-j])[\)\]]?(?=$|[\s.:,)\]])"
-)
+# ---- presentation ---------------------------------------------------------------------------------
+
+_LATEX_TEXT = re.compile(r"\\(?:text|textbf|textit|textrm|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
+_WHOLE_BOX = re.compile(r"^\\(?:boxed|fbox)\s*\{(.*)\}$", re.DOTALL)
+
+
+def _unwrap(text: str) -> str:
+    """Strip presentation around an answer: `$`, `\\(...\\)`, `**bold**`, `\\boxed{}`, `\\text{}`."""
+    text = text.strip()
+    for _ in range(3):  # wrappers nest: `$\boxed{\text{B}}$`
+        before = text
+        text = text.strip("*").strip()  # bold around the answer; `x**2` inside stays
+        text = re.sub(r"^\\\(|\\\)$|^\\\[|\\\]$", "", text).strip()
+        text = text.strip("$").strip()
+        if match := _WHOLE_BOX.match(text):
+            text = match.group(1).strip()
+        if text == before:
+            break
+    return _LATEX_TEXT.sub(r"\1", text)
 
 
 def _normalize_text(text: str) -> str:
-    text = re.sub(r"\\text\{([^{}]*)\}", r"\1", text)
-    text = text.replace("$", "").replace("**", "")
+    text = _unwrap(text).replace("$", "").replace("**", "")
     return re.sub(r"\s+", " ", text.strip().strip(".").strip()).casefold()
+
+
+# ---- multiple choice --------------------------------------------------------------------------------
+
+# A letter at the start: `B`, `(B)`, `B.`, `B)`, `Option B`, `the answer is B`.
+_LETTER = re.compile(
+    r"^\s*(?P<keyword>(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is)?\s*[:\-]?\s*)?"
+    r"(?:(?P<open>[\(\[])(?P<bracketed>[A-Ja-j])[\)\]]|(?P<bare>[A-Ja-j])(?=$|[\s.:,)\]]))"
+)
+_BARE_LETTER = re.compile(r"^\W*\(?([A-Ja-j])\)?\W*$")  # the whole candidate is one letter: `**B**.`
+# Explicit letter mentions inside prose: `(B)`, `**B**`, `option B`, `is B.` / `choose B`.
+_LETTER_MENTION = re.compile(
+    r"\(([A-J])\)"
+    r"|\*\*\s*\(?([A-J])\)?\s*\*\*"
+    r"|\b(?i:option|choice)\s*\(?([A-Ja-j])\)?(?![\w'])"
+    r"|\b(?:is|be|choose|pick|select)\s+\(?([A-J])\)?(?=\s*(?:[.,;:!]|$))"
+)
+_NEGATED = re.compile(r"(?:\b(?:not|nor|neither|never)|n't)\s+(?:(?:a|an|the|necessarily|really)\s+)?$")
+
+
+def _option_pattern(option: str) -> re.Pattern[str]:
+    # Boundaries that also work for numbers and LaTeX: `5` is not in `15`, `-5` or `5.2`.
+    return re.compile(rf"(?<![\w.\\-]){re.escape(_normalize_text(option))}(?![\w]|\.\d)")
+
+
+def options_named(text: str, choices: tuple[str, ...]) -> set[str]:
+    """Letters of the options whose text occurs in `text` and is not negated (`not even`)."""
+    normalized = _normalize_text(text)
+    named = set()
+    for letter, option in zip(_LETTERS, choices, strict=False):
+        if not _normalize_text(option):
+            continue
+        for match in _option_pattern(option).finditer(normalized):
+            if not _NEGATED.search(normalized[: match.start()]):
+                named.add(letter)
+                break
+    return named
+
+
+def letters_mentioned(text: str, choices: tuple[str, ...]) -> list[str]:
+    """Explicit letter mentions (`(B)`, `**B**`, `option B`, `choose B`) of valid options, in order."""
+    letters = _LETTERS[: len(choices)]
+    found = [next(g for g in m.groups() if g).upper() for m in _LETTER_MENTION.finditer(text)]
+    return [letter for letter in found if letter in letters]
+
+
+def _numeric_choice(candidate: str, choices: tuple[str, ...]) -> str | bool | None:
+    """For numeric options: the one option within the tolerance of the candidate's number, None when
+    none or several are; False when the options or the candidate are not numbers."""
+    if not choices:
+        return False
+    values = [parse_number(option) for option in choices]
+    if any(v is None for v in values):
+        return False
+    value = parse_number(candidate)
+    if value is None:
+        return False
+    close = [i for i, v in enumerate(values) if Tolerance().close(value, v)]
+    return _LETTERS[close[0]] if len(close) == 1 else None
 
 
 def choice_letter(candidate: str, choices: tuple[str, ...]) -> str | None:
@@ -52,14 +133,29 @@ def choice_letter(candidate: str, choices: tuple[str, ...]) -> str | None:
     for i, option in enumerate(choices):  # the text of an option wins over a coincidental letter
         if normalized == _normalize_text(option):
             return letters[i]
-    match = _LETTER.match(candidate.replace("$", "").replace("**", ""))
-    if match and match.group(1).upper() in letters:
-        rest = candidate[match.end() :].strip(" .:)")
+    plain = _unwrap(candidate)
+    if match := _BARE_LETTER.match(plain):
         letter = match.group(1).upper()
-        # `B. odd` is fine; `B. even` names two different options and is not an answer.
-        if not rest or _normalize_text(rest) == _normalize_text(choices[letters.index(letter)]):
-            return letter
-    return None
+        return letter if letter in letters else None
+    match = _LETTER.match(plain)
+    # Without a keyword, an unbracketed `A`/`I` (article, pronoun) or lower-case letter followed by a
+    # word is prose, not a letter: "A function that is odd" names option B, not A.
+    if match and match.group("bare") and not match.group("keyword"):
+        rest = plain[match.end() :]
+        if rest[:1].isspace() and (match.group("bare") in "AaIi" or match.group("bare").islower()):
+            match = None
+    if match:
+        letter = (match.group("bracketed") or match.group("bare")).upper()
+        if letter not in letters:
+            return None
+        named = options_named(plain[match.end() :], choices)
+        # `B. even` names two different options and is not an answer; `(C), since it is neither` is C.
+        return None if named and letter not in named else letter
+    numeric = _numeric_choice(candidate, choices)
+    if numeric is not False:
+        return numeric
+    named = set(letters_mentioned(plain, choices)) | options_named(plain, choices)
+    return named.pop() if len(named) == 1 else None
 
 
 # ---- numbers ----------------------------------------------------------------------------------
@@ -72,21 +168,30 @@ _TIMES_TEN = re.compile(
 )
 _UNIT_WORD = re.compile(r"^(?:[a-zA-Zµ°]+(?:\^?[23²³])?(?:\s*/\s*[a-zA-Z]+(?:\^?[23²³])?)?\.?\s*)+$")
 _MATH_WORDS = {"pi", "sqrt", "e", "i", "π", "frac", "x", "y"}
+_APPROX_WORDS = re.compile(r"^(?:approximately|approx\.?|about|around|roughly|nearly|circa|~)\s*", re.I)
+_PROSE_PREFIX = re.compile(r"^[A-Za-z][A-Za-z ]*?\s(?:is|are|was|equals)\s+(?=[-+.\d\\(√π])")
+_UNICODE_SQRT = re.compile(r"√\s*(?:\{([^{}]*)\}|\(([^()]*)\)|(\d+(?:\.\d+)?|[A-Za-z]))")
+_IDENTIFIER = re.compile(r"\s*(?:[A-Za-z][A-Za-z0-9_{}\\ ()']*)?\s*")
+_PERCENT_WORD = re.compile(r"\s*(?:per\s?cent|percent)\.?$", re.I)
+_SEVERAL = re.compile(r"\d\s*(?:,|;|\bor\b|\band\b)\s*[-+]?\.?\d")
 
 
 def _strip_wrappers(text: str) -> str:
-    text = text.strip()
-    text = re.sub(r"^\\\(|\\\)$|^\\\[|\\\]$", "", text).strip()
-    text = text.strip("$").strip()
+    text = text.replace("\\$", "").replace("$", "")
+    text = _unwrap(text).replace("−", "-").replace("≈", "=").replace("\\approx", "=")
     text = re.sub(r"\\(?:text|mathrm|textrm|operatorname)\{([^{}]*)\}", r" \1", text)
     text = text.replace("\\,", "").replace("\\!", "").replace("\\ ", " ").replace("\\left", "")
     text = text.replace("\\right", "").replace("^\\circ", "°").replace("^{\\circ}", "°")
-    # `x = 5` or `AB = 5`: the value is the right-hand side
-    if text.count("=") == 1:
-        left, right = text.split("=")
-        if re.fullmatch(r"\s*[A-Za-z][A-Za-z0-9_{}\\ ]*\s*", left):
-            text = right
-    return text.strip().rstrip(".").strip()
+    text = re.sub(r"(?<=[\w)}])\s*\*\*\s*(?=[\w({.-])", "^", text)  # Python's power: `2**3` is 8
+    text = _UNICODE_SQRT.sub(lambda m: "\\sqrt{" + next(g for g in m.groups() if g is not None) + "}", text)
+    text = _PROSE_PREFIX.sub("", _APPROX_WORDS.sub("", text.strip()))
+    # `x = 5`, `AB = 5`, `= 3.46` (from `\approx 3.46`), `A = 1/2 * 6 * 4 = 12`: the value is the last
+    # right-hand side; several comma-separated equations (`x = 2, y = 3`) are left alone.
+    parts = text.split("=")
+    single = len(parts) == 2 or (len(parts) > 2 and not re.search(r"[,;]|\bor\b|\band\b", text))
+    if single and _IDENTIFIER.fullmatch(parts[0]):
+        text = parts[-1]
+    return _APPROX_WORDS.sub("", text.strip()).rstrip(".").strip()
 
 
 def _strip_unit(text: str) -> str:
@@ -100,9 +205,7 @@ def _strip_unit(text: str) -> str:
 @lru_cache(maxsize=4096)
 def _sympy_number(text: str) -> float | None:
     """A closed-form number in LaTeX or plain notation (`2\\sqrt{3}`, `\\frac{3}{4}\\pi`) via math-verify."""
-    from math_verify import parse
-
-    parsed = parse(f"${text}$", parsing_timeout=2)
+    parsed = _parse_math(f"${text}$")
     if not parsed:
         return None
     expr = parsed[0]
@@ -119,14 +222,25 @@ def _sympy_number(text: str) -> float | None:
 
 def parse_number(candidate: str, percent_question: bool = False) -> float | None:
     """One number in the candidate, or None when there is none or it is ambiguous (`2 or 3`)."""
-    text = _strip_unit(_strip_wrappers(candidate))
+    text = _PERCENT_WORD.sub("%", _strip_wrappers(candidate))
     percent = text.endswith("%")
     if percent:
         text = text.rstrip("%").rstrip("\\").strip()
-    value = _plain_number(text)
+    value = _number_in(text)
     if value is None:
         return None
     return value if (not percent or percent_question) else value / 100
+
+
+def _number_in(text: str) -> float | None:
+    stripped = _strip_unit(text)
+    for form in (text, stripped):
+        if (value := _plain_number(form)) is not None:
+            return value
+    if _SEVERAL.search(text) or not re.search(r"[\d\\π]", text):
+        return None  # several numbers, or no mathematics at all
+    value = _sympy_number(text)
+    return value if value is not None or stripped == text else _sympy_number(stripped)
 
 
 def _plain_number(text: str) -> float | None:
@@ -138,10 +252,8 @@ def _plain_number(text: str) -> float | None:
         denominator = float(match.group(2))
         return float(Fraction(match.group(1)) / Fraction(match.group(2))) if denominator else None
     if match := _TIMES_TEN.fullmatch(text):
-        return float(match.group(1)) * 10 ** int(match.group(2))
-    if re.search(r"\d\s*(?:,|or|and)\s*\d", text) or not re.search(r"[\d\\π]", text):
-        return None  # several numbers, or no mathematics at all
-    return _sympy_number(text)
+        return float(f"{match.group(1)}e{match.group(2)}")  # not m * 10**e: that is off in the last bits
+    return None
 
 
 # ---- free-form text -----------------------------------------------------------------------------
@@ -154,6 +266,8 @@ def _clock_minutes(text: str) -> int | None:
     if not match:
         return None
     hours, minutes, half = int(match.group(1)), int(match.group(2)), (match.group(3) or "").lower()
+    if minutes >= 60 or hours > 24:
+        return None
     if half.startswith("p") and hours < 12:
         hours += 12
     if half.startswith("a") and hours == 12:
@@ -161,11 +275,37 @@ def _clock_minutes(text: str) -> int | None:
     return hours * 60 + minutes
 
 
-def _as_math(text: str) -> list:
+@lru_cache(maxsize=1)
+def _math_config() -> list:
+    """math-verify's extraction, spelled out: LaTeX (units stripped, `\\boxed` read) then plain
+    expressions, both without needing an "answer is" anchor (the answer is already extracted)."""
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig
+    from math_verify.parser import NormalizationConfig
+
+    normalization = NormalizationConfig(
+        basic_latex=True, units=True, malformed_operators=True, nits=True, boxed="all", equations=False
+    )
+    return [
+        LatexExtractionConfig(try_extract_without_anchor=True, normalization_config=normalization),
+        ExprExtractionConfig(try_extract_without_anchor=True),
+    ]
+
+
+def _timeout(seconds: int) -> int | None:
+    """math-verify's timeouts use SIGALRM, which only the main thread may set; elsewhere (the DSPy
+    optimiser grades in a worker thread) it raises, so there the timeout is off."""
+    return seconds if threading.current_thread() is threading.main_thread() else None
+
+
+def _parse_math(text: str) -> list:
     from math_verify import parse
 
+    return parse(text, extraction_config=_math_config(), parsing_timeout=_timeout(2))
+
+
+def _as_math(text: str) -> list:
     wrapped = text if "$" in text or "\\(" in text or "\\[" in text else f"${text}$"
-    parsed = parse(wrapped, parsing_timeout=2)
+    parsed = _parse_math(wrapped)
     # An inequality such as `1 \le x < 3` is compared as the set it describes.
     out = []
     for item in parsed:
@@ -184,18 +324,85 @@ def _as_math(text: str) -> list:
     return out
 
 
-def text_equivalent(candidate: str, truth: str) -> bool:
+def _numeric_shape(expr: object) -> tuple | None:
+    """A tuple, interval or finite set of plain numbers as (kind, values, flags), else None."""
+    import sympy
+
+    def values(items) -> list[float] | None:
+        out = []
+        for item in items:
+            if not isinstance(item, sympy.Basic) or item.free_symbols or not item.is_number:
+                return None
+            value = complex(item.evalf())
+            if abs(value.imag) > 1e-12:
+                return None
+            out.append(value.real)
+        return out
+
+    if isinstance(expr, sympy.Tuple):
+        found = values(expr.args)
+        return None if found is None else ("tuple", found, ())
+    if isinstance(expr, sympy.Interval):
+        found = values([expr.start, expr.end])
+        return None if found is None else ("interval", found, (expr.left_open, expr.right_open))
+    if isinstance(expr, sympy.FiniteSet):
+        found = values(expr.args)
+        return None if found is None else ("set", sorted(found), ())
+    return None
+
+
+def _shapes_close(gold: object, guess: object, tolerance: Tolerance) -> bool | None:
+    """Tuples/intervals/sets of numbers compared elementwise with the tolerance; None if not both."""
+    try:
+        a, b = _numeric_shape(gold), _numeric_shape(guess)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if a is None or b is None:
+        return None
+    kind_a, values_a, flags_a = a
+    kind_b, values_b, flags_b = b
+    if kind_a == "set" and kind_b == "tuple":  # a bare list truth is a set: `[3, 1, 2]` for `1, 2, 3`
+        kind_b, values_b = "set", sorted(values_b)
+    # `(1, 2)` reads as an open interval or as a point: the two agree when the numbers do.
+    if {kind_a, kind_b} == {"tuple", "interval"}:
+        interval = flags_a if kind_a == "interval" else flags_b
+        if interval != (True, True):
+            return False
+    elif kind_a != kind_b or flags_a != flags_b:
+        return False
+    if len(values_a) != len(values_b):
+        return False
+    return all(x == t or tolerance.close(x, t) for x, t in zip(values_b, values_a, strict=True))
+
+
+def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance()) -> bool:
     if _normalize_text(candidate) == _normalize_text(truth):
         return True
     clock = _clock_minutes(truth)
     if clock is not None:
         return _clock_minutes(candidate) == clock
+    expected, value = parse_number(truth), parse_number(candidate)
+    if expected is not None and value is not None:
+        return tolerance.close(value, expected)
     from math_verify import verify
 
     gold, guess = _as_math(truth), _as_math(candidate)
     if not gold or not guess:
         return False
-    return bool(verify(gold, guess, timeout_seconds=2))
+    shapes = _shapes_close(gold[0], guess[0], tolerance)
+    if shapes is not None:
+        return shapes
+    return bool(
+        verify(
+            gold,
+            guess,
+            float_rounding=6,
+            numeric_precision=15,
+            strict=True,
+            allow_set_relation_comp=False,
+            timeout_seconds=_timeout(2),
+        )
+    )
 
 
 def is_correct(
@@ -209,7 +416,7 @@ def is_correct(
     """True/False when the candidate can be read as this answer type, None when it cannot."""
     if answer_type is AnswerType.MULTIPLE_CHOICE:
         letter = choice_letter(candidate, choices)
-        return None if letter is None else letter == truth
+        return None if letter is None else letter == truth.strip().upper()
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
         value = parse_number(candidate, percent_question)
         if value is None:
@@ -220,4 +427,4 @@ def is_correct(
         if answer_type is AnswerType.INT:
             return abs(value - expected) < 1e-9
         return tolerance.close(value, expected)
-    return text_equivalent(candidate, truth)
+    return text_equivalent(candidate, truth, tolerance)
