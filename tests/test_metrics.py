@@ -3,7 +3,7 @@ import math
 import pandas as pd
 
 from isodyn.analysis.metrics import robustness, robustness_table
-from isodyn.analysis.report import render_report
+from isodyn.analysis.report import build_report, render_markdown
 
 
 def row(seed: str, variant: int, correct: bool | None, reason: str = "ok", repeat: int = 0, **kw) -> dict:
@@ -49,6 +49,11 @@ def test_groups_and_all_skipped_group() -> None:
     assert table.loc["latex", "A_avg"] == 1.0
     assert table.loc["image", "skipped"] == 1
     assert math.isnan(table.loc["image", "A_avg"])
-    report = render_report(rows, None, "r")
-    assert "| m | zeroshot | image | 1 | 0 | 0 | 0 | 1 | 0 | – | – | – |" in report
-    assert "| m | zeroshot | latex | 1 | 1 | 1 | 0 | 0 | 0 | 100.0 | 100.0 | 1.000 |" in report
+    extra = {"topic": "algebra", "level": "high_school", "extracted": None, "answer_type": "int"}
+    extra["truth"] = "1"
+    rows = [{**r, **extra} for r in rows]
+    report = render_markdown(build_report(rows, None, None, "r"))
+    # overview: graded, extraction_failed, skipped, errors, A_avg, A_wst, RR
+    assert "| m | zeroshot | image | 0 | 0 | 1 | 0 | – | – | – |" in report
+    full = "100.0 [100.0, 100.0]"
+    assert f"| m | zeroshot | latex | 1 | 0 | 0 | 0 | {full} | {full} | 1.00 [1.00, 1.00] |" in report

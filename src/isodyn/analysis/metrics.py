@@ -12,9 +12,12 @@ graded and stay out of both; a reply whose answer could not be extracted is grad
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+
+from isodyn.analysis.stats import cluster_bootstrap, seed_table
 
 GROUP = ["model", "strategy", "modality"]
 GRADED_REASONS = ("ok", "extraction_failed")
@@ -37,10 +40,22 @@ def robustness(graded: pd.DataFrame) -> dict[str, float]:
     return {"A_avg": a_avg, "A_wst": a_wst, "RR": a_wst / a_avg if a_avg > 0 else float("nan")}
 
 
+@dataclass(frozen=True)
+class Bootstrap:
+    """How intervals are computed: percentile cluster bootstrap over seeds, seeded."""
+
+    resamples: int = 10_000
+    level: float = 0.95
+    seed: int = 0
+
+
 def robustness_table(
-    rows: Iterable[dict[str, Any]] | pd.DataFrame, by: list[str] | None = None
+    rows: Iterable[dict[str, Any]] | pd.DataFrame,
+    by: list[str] | None = None,
+    bootstrap: Bootstrap | None = None,
 ) -> pd.DataFrame:
-    """One line per group (default: model, strategy, modality) with counts and the three metrics."""
+    """One line per group (default: model, strategy, modality) with counts and the three metrics;
+    with `bootstrap`, each metric also gets `_low` and `_high` interval bounds."""
     by = by or GROUP
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     records = []
@@ -57,5 +72,11 @@ def robustness_table(
         )
         nan = float("nan")
         record.update(robustness(graded) if len(graded) else {"A_avg": nan, "A_wst": nan, "RR": nan})
+        if bootstrap is not None:
+            intervals = cluster_bootstrap(
+                seed_table(graded), bootstrap.resamples, bootstrap.level, bootstrap.seed
+            )
+            for name, interval in intervals.items():
+                record[f"{name}_low"], record[f"{name}_high"] = interval.low, interval.high
         records.append(record)
     return pd.DataFrame.from_records(records)

@@ -1,0 +1,104 @@
+"""The papers' table layouts, as DataFrames of formatted strings (pure; rendering is elsewhere).
+
+- DynaMath Tables 2, 3 and 7: rows model x strategy x modality; columns ALL, the nine topics, the
+  three levels; A_avg, A_wst or RR, each with its cluster-bootstrap interval;
+- IsoBench Tables 1 and 6: rows task x representation, columns models, with a gap row per task.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from isodyn.analysis.metrics import GROUP, Bootstrap, graded_cells, robustness_table
+from isodyn.analysis.modality import isobench_table
+from isodyn.core import Level, Topic
+
+# DynaMath Table 1's abbreviations, in its column order.
+TOPIC_COLUMNS = {
+    Topic.PLANE_GEOMETRY: "PG",
+    Topic.SOLID_GEOMETRY: "SG",
+    Topic.ANALYTIC_GEOMETRY: "AG",
+    Topic.ALGEBRA: "AL",
+    Topic.PUZZLE_TEST: "PT",
+    Topic.GRAPH_THEORY: "GT",
+    Topic.STATISTICS: "ST",
+    Topic.SCIENTIFIC_FIGURE: "SF",
+    Topic.ARITHMETIC: "AR",
+    Topic.ISO_MATH: "IsoMath",
+    Topic.ISO_ALGORITHMS: "IsoAlg",
+    Topic.ISO_GAMES: "IsoGames",
+    Topic.ISO_SCIENCE: "IsoSci",
+}
+LEVEL_COLUMNS = {Level.ELEMENTARY: "EL", Level.HIGH_SCHOOL: "HI", Level.UNDERGRADUATE: "UN"}
+
+
+def format_value(
+    value: float, low: float | None = None, high: float | None = None, percent: bool = True
+) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    scale = 100 if percent else 1
+    digits = 1 if percent else 2
+    text = f"{scale * value:.{digits}f}"
+    if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
+        text += f" [{scale * low:.{digits}f}, {scale * high:.{digits}f}]"
+    return text
+
+
+def dynamath_table(frame: pd.DataFrame, metric: str, bootstrap: Bootstrap | None) -> pd.DataFrame:
+    """DynaMath's layout for `metric` (A_avg: Table 2, A_wst: Table 3, RR: Table 7)."""
+    graded = graded_cells(frame)
+    if graded.empty:
+        return pd.DataFrame(columns=[*GROUP, "ALL"])
+    percent = metric != "RR"
+
+    def cells(by_column: str | None, mapping: dict | None) -> dict[tuple, dict[str, str]]:
+        by = GROUP if by_column is None else [*GROUP, by_column]
+        table = robustness_table(graded, by, bootstrap)
+        out: dict[tuple, dict[str, str]] = {}
+        for record in table.to_dict("records"):
+            key = tuple(record[c] for c in GROUP)
+            name = "ALL" if by_column is None else mapping.get(record[by_column], record[by_column])
+            low, high = record.get(f"{metric}_low"), record.get(f"{metric}_high")
+            out.setdefault(key, {})[name] = format_value(record[metric], low, high, percent)
+        return out
+
+    merged = cells(None, None)
+    present_topics = [TOPIC_COLUMNS[t] for t in TOPIC_COLUMNS if t.value in set(graded["topic"])]
+    present_levels = [LEVEL_COLUMNS[lv] for lv in LEVEL_COLUMNS if lv.value in set(graded["level"])]
+    for column, mapping in (
+        ("topic", {t.value: a for t, a in TOPIC_COLUMNS.items()}),
+        ("level", {lv.value: a for lv, a in LEVEL_COLUMNS.items()}),
+    ):
+        for key, values in cells(column, mapping).items():
+            merged.setdefault(key, {}).update(values)
+    columns = ["ALL", *present_topics, *present_levels]
+    records = [
+        {**dict(zip(GROUP, key, strict=True)), **{c: values.get(c, "–") for c in columns}}
+        for key, values in sorted(merged.items())
+    ]
+    return pd.DataFrame.from_records(records, columns=[*GROUP, *columns])
+
+
+def overview_table(frame: pd.DataFrame, bootstrap: Bootstrap | None) -> pd.DataFrame:
+    table = robustness_table(frame, GROUP, bootstrap)
+    out = table[[*GROUP, "graded", "extraction_failed", "skipped", "errors"]].copy()
+    for metric in ("A_avg", "A_wst", "RR"):
+        out[metric] = [
+            format_value(r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR")
+            for r in table.to_dict("records")
+        ]
+    return out
+
+
+def isobench_layout(frame: pd.DataFrame) -> pd.DataFrame:
+    graded = graded_cells(frame)
+    several = graded["modality"].nunique() >= 2 or graded["strategy"].str.contains("iso").any()
+    if graded.empty or not several:
+        return pd.DataFrame()
+    table = isobench_table(graded)
+    for column in table.columns[2:]:
+        table[column] = [format_value(v / 100) for v in table[column]]
+    return table
