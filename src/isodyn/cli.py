@@ -105,18 +105,97 @@ def run(
     )
 
 
+def _bootstrap_parsers() -> dict[str, Any]:
+    from isodyn.experiments.config import positive_int
+
+    def level(value: str) -> float:
+        number = float(value)
+        if not 0 < number < 1:
+            raise ValueError("must be between 0 and 1, e.g. 0.95")
+        return number
+
+    return {"resamples": positive_int, "level": level, "seed": int}
+
+
+def _split_words(words: list[str]) -> tuple[list[Path], list[str]]:
+    """Positional paths and key=value settings, in any order."""
+    return [Path(w) for w in words if "=" not in w], [w for w in words if "=" in w]
+
+
 @app.command()
-def report(run_dir: Annotated[Path, typer.Argument(help="a run directory written by `exp run`")]) -> None:
-    """Write RUN_DIR/report.md (A_avg, A_wst, RR per model, strategy and modality) and print it."""
+def report(
+    source: Annotated[Path, typer.Argument(help="a run directory, or a CSV of per-variant correctness")],
+    settings: Annotated[list[str] | None, typer.Argument(help="resamples=10000 level=0.95 seed=0")] = None,
+) -> None:
+    """Write report.md and a standalone report.html for a run (or an outside results table) and print
+    the Markdown. A CSV may be long form (seed_id, variant, correct, ...) or DynaMath's wide form."""
+    from isodyn.analysis.external import ExternalTableError, read_external
+    from isodyn.analysis.metrics import Bootstrap
     from isodyn.analysis.report import write_report
+    from isodyn.experiments.config import ConfigError, parse_key_values
+    from isodyn.experiments.regrade import write_jsonl
     from isodyn.experiments.runner import load_rows
 
     try:
-        rows = load_rows(run_dir)
-    except FileNotFoundError as exc:
+        bootstrap = Bootstrap(**parse_key_values(settings or [], _bootstrap_parsers()))
+        if source.is_file():
+            rows = read_external(source)
+            run_dir = source.with_name(f"{source.stem}-report")
+            run_dir.mkdir(exist_ok=True)
+            write_jsonl(run_dir / "results.jsonl", rows)
+        else:
+            rows, run_dir = load_rows(source), source
+    except (ConfigError, ExternalTableError, FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
-    path = write_report(run_dir, rows)
+    path = write_report(run_dir, rows, bootstrap)
     sys.stdout.write(path.read_text(encoding="utf-8"))
+    console.print(f"report: {path}\nhtml:   {path.with_suffix('.html')}", highlight=False)
+
+
+@app.command()
+def compare(
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            help="RUN_DIR [RUN_DIR2] by=strategy|model|modality baseline=NAME resamples level seed"
+        ),
+    ],
+) -> None:
+    """Paired statistical comparison of strategies, models or modalities within a run, or of two runs
+    on the same cells: intervals, McNemar, sign-flip permutation, Holm; table, forest plot, sentences."""
+    import pandas as pd
+
+    from isodyn.analysis.compare import compare as compare_table
+    from isodyn.analysis.compare import comparison_content
+    from isodyn.analysis.metrics import Bootstrap
+    from isodyn.analysis.report import write_content
+    from isodyn.experiments.config import ConfigError, parse_key_values
+    from isodyn.experiments.runner import load_rows
+
+    paths, settings = _split_words(words)
+    parsers = {**_bootstrap_parsers(), "by": str, "baseline": str}
+    try:
+        chosen = parse_key_values(settings, parsers)
+        if len(paths) not in (1, 2):
+            raise ConfigError("give one run directory (compare within it) or two (compare the runs)")
+        by = chosen.pop("by", "run" if len(paths) == 2 else "strategy")
+        if by not in ("strategy", "model", "modality", "run"):
+            raise ConfigError(f"bad value for by: {by!r}; valid: strategy, model, modality, run")
+        baseline = chosen.pop("baseline", None)
+        bootstrap = Bootstrap(**chosen)
+        frames = [pd.DataFrame(load_rows(p)).assign(run=p.name) for p in paths]
+    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    table = compare_table(pd.concat(frames, ignore_index=True), by, baseline, bootstrap)
+    if len(paths) == 2:
+        out = paths[0].parent / f"compare-{paths[0].name}-vs-{paths[1].name}"
+        out.mkdir(exist_ok=True)
+    else:
+        out = paths[0]
+    title = f"Paired comparison by {by}: " + " vs ".join(p.name for p in paths)
+    path = write_content(out, comparison_content(table, title, by, bootstrap), f"compare-{by}")
+    sys.stdout.write(path.read_text(encoding="utf-8"))
+    console.print(f"report: {path}\nhtml:   {path.with_suffix('.html')}", highlight=False)
 
 
 def _regrade_parsers() -> dict[str, Any]:

@@ -51,10 +51,10 @@ def accuracy_by_topic(table: pd.DataFrame) -> bytes:
         ax.set_ylabel("A_avg (%)")
         ax.set_ylim(-5, 105)
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
-        ax.set_title("Average-case accuracy by topic (95% cluster-bootstrap intervals)")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+        ax.set_title("Average-case accuracy by topic (cluster-bootstrap intervals)")
 
-    return _png(draw, (8, 4.5))
+    return _png(draw, (11, 4.5))
 
 
 def rr_by_series(table: pd.DataFrame) -> bytes:
@@ -126,9 +126,9 @@ def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
         ax.set_ylabel("seeds")
         ax.set_xticks(range(most + 1))
         ax.set_title("Correct variants per seed")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
 
-    return _png(draw, (8, 4))
+    return _png(draw, (11, 4))
 
 
 def forest(comparisons: pd.DataFrame) -> bytes:

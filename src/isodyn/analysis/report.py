@@ -78,6 +78,7 @@ class ReportContent:
     tables: list[tuple[str, str, pd.DataFrame]]  # (title, caption, table)
     figures: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # name -> (caption, png)
     wrong_samples: list[dict[str, Any]] = field(default_factory=list)
+    sentences: list[str] = field(default_factory=list)  # plain-language findings, listed first
 
 
 def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> list[tuple[str, str]]:
@@ -215,27 +216,24 @@ def _read_json(path: Path) -> Any:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def write_report(run_dir: Path, rows: list[dict[str, Any]], bootstrap: Bootstrap = Bootstrap()) -> Path:  # noqa: B008
-    """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path."""
-    process_path = run_dir / "process.jsonl"
-    process = (
-        [json.loads(line) for line in process_path.read_text().splitlines()]
-        if process_path.is_file()
-        else None
-    )
-    content = build_report(
-        rows,
-        _read_json(run_dir / "summary.json"),
-        _read_json(run_dir / "config.json"),
-        run_dir.name,
-        bootstrap,
-        process,
-    )
-    figures = run_dir / "figures"
+def write_content(directory: Path, content: ReportContent, stem: str) -> Path:
+    """`stem`.md with figures/*.png beside it, and a standalone `stem`.html; returns the Markdown path."""
+    figures = directory / "figures"
     figures.mkdir(exist_ok=True)
     for name, (_, png) in content.figures.items():
         (figures / f"{name}.png").write_bytes(png)
-    (run_dir / "report.html").write_text(render_html(content), encoding="utf-8")
-    path = run_dir / "report.md"
+    (directory / f"{stem}.html").write_text(render_html(content), encoding="utf-8")
+    path = directory / f"{stem}.md"
     path.write_text(render_markdown(content), encoding="utf-8")
     return path
+
+
+def write_report(run_dir: Path, rows: list[dict[str, Any]], bootstrap: Bootstrap = Bootstrap()) -> Path:  # noqa: B008
+    """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path."""
+    process_path = run_dir / "process.jsonl"
+    process = None
+    if process_path.is_file():
+        process = [json.loads(line) for line in process_path.read_text().splitlines()]
+    summary, config = _read_json(run_dir / "summary.json"), _read_json(run_dir / "config.json")
+    content = build_report(rows, summary, config, run_dir.name, bootstrap, process)
+    return write_content(run_dir, content, "report")

@@ -208,10 +208,23 @@ def power_analysis(
     alpha: float = 0.05,
     power: float = 0.8,
 ) -> Power:
-    """Normal approximation for a paired mean difference over seeds."""
-    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    """Paired mean difference over seeds; t quantiles with seeds - 1 degrees of freedom (the normal
+    approximation flatters small studies). Seeds needed are solved with the same t approximation."""
     if not np.isfinite(sd_seed_difference) or seeds < 2:
         return Power(float("nan"), None)
-    mde = float(z * sd_seed_difference / np.sqrt(seeds))
-    needed = int(np.ceil((z * sd_seed_difference / target_effect) ** 2)) if sd_seed_difference > 0 else 2
-    return Power(mde, max(needed, 2))
+
+    def quantiles(n: int) -> float:
+        return float(stats.t.ppf(1 - alpha / 2, n - 1) + stats.t.ppf(power, n - 1))
+
+    mde = quantiles(seeds) * sd_seed_difference / np.sqrt(seeds)
+    if sd_seed_difference == 0:
+        return Power(0.0, 2)
+    needed = 2
+    while needed < 1_000_000 and quantiles(needed) * sd_seed_difference / np.sqrt(needed) > target_effect:
+        needed = max(needed + 1, int(needed * 1.05))
+    return Power(float(mde), needed)
+
+
+def smallest_sign_flip_p(seeds: int) -> float:
+    """The smallest two-sided p a sign-flip test over `seeds` seeds can reach (all signs alike)."""
+    return min(1.0, 2 / 2**seeds) if seeds > 0 else 1.0
