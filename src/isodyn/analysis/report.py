@@ -96,7 +96,9 @@ def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> lis
 
 
 def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
-    wrong = graded[~graded["correct"]]
+    if "transcript" not in graded:
+        return []
+    wrong = graded[~graded["correct"] & graded["transcript"].map(lambda t: isinstance(t, list) and bool(t))]
     if wrong.empty:
         return []
     rng = np.random.default_rng(seed)
@@ -156,6 +158,20 @@ def build_report(
     if not iso.empty:
         tables.append(("IsoBench layout (Tables 1 and 6)", "Accuracy in % per task and representation; "
                        "gap = best text - image on the same items.", iso))  # fmt: skip
+    if not graded.empty and "variation_types" in graded:
+        by_variation = graded.explode("variation_types").dropna(subset=["variation_types"])
+        if not by_variation.empty:
+            table = robustness_table(by_variation, [*GROUP, "variation_types"], bootstrap)
+            shown = table[[*GROUP, "variation_types", "graded"]].rename(
+                columns={"variation_types": "variation"}
+            )
+            for metric in ("A_avg", "A_wst", "RR"):
+                shown[metric] = [
+                    format_value(r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR")
+                    for r in table.to_dict("records")
+                ]
+            caption = "A seed counts under every variation type it exercises (DynaMath Section 3.2)."
+            tables.append(("By variation type", caption, shown))
     if not graded.empty:
         caption = ("RC: DynaMath Eq. 3 over repeats; sd of A_avg over repeats (H.7); "
                    "memorized: one answer for variants with different truths.")  # fmt: skip
