@@ -67,11 +67,16 @@ def resample_means(values: np.ndarray, resamples: int, rng: np.random.Generator)
     """
     n = len(values)
     distinct, counts = np.unique(values, axis=0, return_counts=True)
-    probabilities = counts / n
-    block = max(1, min(resamples, _BLOCK_ENTRIES // len(distinct)))
     out = []
+    if len(distinct) > n // 4:  # mostly distinct values: drawing seed indices directly is cheaper
+        block = max(1, min(resamples, _BLOCK_ENTRIES // n))
+        for start in range(0, resamples, block):
+            picks = rng.integers(0, n, size=(min(block, resamples - start), n))
+            out.append(values[picks].mean(axis=1))
+        return np.concatenate(out)
+    block = max(1, min(resamples, _BLOCK_ENTRIES // len(distinct)))
     for start in range(0, resamples, block):
-        draws = rng.multinomial(n, probabilities, size=min(block, resamples - start))
+        draws = rng.multinomial(n, counts / n, size=min(block, resamples - start))
         out.append(draws @ distinct / n)
     return np.concatenate(out)
 
