@@ -45,6 +45,10 @@ class SeedProgram(ABC):
     modalities: ClassVar[tuple[Modality, ...]]
     # Rough count of distinct variants the seed can produce (DynaMath Figure 4a).
     variant_space: ClassVar[int]
+    # Classification seeds list their possible answers here and implement `sample_for`; variant i
+    # then has answer classes[i % len(classes)], so any n consecutive variants are balanced by
+    # construction (IsoBench's sets are balanced per class).
+    classes: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -54,16 +58,27 @@ class SeedProgram(ABC):
             raise ValueError(f"duplicate seed id {cls.seed_id!r}")
         _REGISTRY[cls.seed_id] = cls
 
-    @abstractmethod
     def sample(self, rng: np.random.Generator) -> Draw:
         """Draw the variable part of one variant. Must use only `rng` for randomness."""
+        raise NotImplementedError(f"{type(self).__name__} implements neither sample nor sample_for")
+
+    def sample_for(self, rng: np.random.Generator, answer: str) -> Draw:
+        """Draw a variant whose answer is `answer` (one of `classes`). Only `rng` may be random."""
+        raise NotImplementedError(f"{type(self).__name__} lists classes but does not implement sample_for")
 
     @abstractmethod
     def render(self, variant: Variant, modality: Modality) -> Representation:
         """Show `variant` in `modality` (one of `self.modalities`)."""
 
     def variant(self, index: int, base_seed: int = 0) -> Variant:
-        draw = self.sample(variant_rng(self.seed_id, index, base_seed))
+        rng = variant_rng(self.seed_id, index, base_seed)
+        draw = (
+            self.sample_for(rng, self.classes[index % len(self.classes)])
+            if self.classes
+            else self.sample(rng)
+        )
+        if self.classes and draw.answer != self.classes[index % len(self.classes)]:
+            raise AssertionError(f"{self.seed_id}: sample_for returned answer {draw.answer!r}")
         json.dumps(draw.params, allow_nan=False)  # fail early on numpy scalars or NaN in params
         return Variant(
             seed_id=self.seed_id,

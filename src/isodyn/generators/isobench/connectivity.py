@@ -115,8 +115,10 @@ class Connectivity(SeedProgram):
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.STORY)
     variant_space = 10**9  # labelled graphs on 5-9 nodes times query pairs: effectively unbounded
 
-    def sample(self, rng: np.random.Generator) -> Draw:
-        want_connected = bool(rng.random() < 0.5)
+    classes = ("A", "B")  # Yes, No
+
+    def sample_for(self, rng: np.random.Generator, answer: str) -> Draw:
+        want_connected = answer == "A"
         # n and p are fixed before the class is matched, so both classes see the same graph sizes and
         # densities; p spans the connectivity threshold ln(n)/n, where both answers are common.
         n = int(rng.integers(5, 10))

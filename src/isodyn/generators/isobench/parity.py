@@ -275,8 +275,10 @@ class Parity(SeedProgram):
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     variant_space = 10**9  # random coefficient lists: effectively unbounded
 
-    def sample(self, rng: np.random.Generator) -> Draw:
-        kind = CHOICES[int(rng.integers(3))]
+    classes = ("A", "B", "C")  # even, odd, neither
+
+    def sample_for(self, rng: np.random.Generator, answer: str) -> Draw:
+        kind = CHOICES["ABC".index(answer)]
         while True:
             construction, num, den = _draw_pair(rng, kind)
             # Exact check: a "neither" draw can be accidentally even or odd (e.g. N a multiple of D).
