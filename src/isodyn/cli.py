@@ -354,6 +354,65 @@ def judge(
     )
 
 
+@app.command()
+def generate(
+    settings: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="task=ID[,ID] topic=T[,T] n=N (or variants=N) out=DIR contact_sheet=1 "
+            "base_seed workers cache_dir"
+        ),
+    ] = None,
+) -> None:
+    """Write a dataset of variants (items.jsonl + images/) from the chosen seeds, balanced per class
+    for classification tasks; contact_sheet=1 adds one PNG per topic tiling a few items of each seed."""
+    import json
+
+    from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values, positive_int
+    from isodyn.generators.dataset import DatasetRequest, build_dataset, default_workers, select_seeds
+
+    def names(value: str) -> tuple[str, ...]:
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+
+    parsers = {
+        "task": names, "topic": names, "n": positive_int, "variants": positive_int, "out": Path,
+        "contact_sheet": lambda v: v.lower() in ("1", "true", "yes"), "base_seed": int,
+        "workers": positive_int, "cache_dir": Path,
+    }  # fmt: skip
+    try:
+        chosen = parse_key_values(settings or [], parsers)
+        if "out" not in chosen:
+            raise ConfigError("out=DIR is required")
+        seeds = select_seeds(chosen.get("task", ()), chosen.get("topic", ()))
+    except (ConfigError, KeyError) as exc:
+        raise fail(str(exc.args[0] if isinstance(exc, KeyError) else exc)) from None
+    request = DatasetRequest(
+        seed_ids=tuple(seeds),
+        variants=chosen.get("n", chosen.get("variants", 10)),
+        base_seed=chosen.get("base_seed", 0),
+        out=chosen["out"],
+        cache_dir=chosen.get("cache_dir", default_cache_dir()),
+        workers=chosen.get("workers", default_workers()),
+        contact_sheet=chosen.get("contact_sheet", False),
+    )
+    summary = build_dataset(request)
+    (request.out / "dataset.json").write_text(json.dumps({**summary, "seeds": list(seeds)}, indent=2) + "\n")
+    console.print(
+        f"{summary['items']} items, {summary['images']} images from {len(seeds)} seeds "
+        f"-> {request.out}/items.jsonl"
+        + "".join(f"\ncontact sheet: {p}" for p in summary["contact_sheets"]),
+        highlight=False,
+    )
+
+
+# DynaMath Table 1: share of its 501 seeds per topic.
+DYNAMATH_TOPIC_SHARE = {
+    "solid_geometry": 3.0, "puzzle_test": 3.4, "arithmetic": 5.2, "scientific_figure": 9.0,
+    "graph_theory": 9.6, "algebra": 10.2, "plane_geometry": 15.4, "analytic_geometry": 19.4,
+    "statistics": 25.0,
+}  # fmt: skip
+
+
 @app.command("list")
 def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> None:
     """Describe the strategies (source, calls per cell, modalities) or the seed programs."""
@@ -375,13 +434,24 @@ def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> N
 
         modifiers.add_row("sc@k", SelfConsistency.summary, SelfConsistency.source, "k x the base")
         Console().print(table, modifiers)
-    elif what == "seeds":
+    elif what in ("seeds", "generators"):
+        from collections import Counter
+
         from isodyn.generators import all_seeds
 
-        table = Table(title="Seed programs")
-        for column in ("seed", "topic", "level", "answer type", "variation types", "modalities"):
+        seeds = all_seeds()
+        table = Table(title="Seed programs (generators)")
+        for column in (
+            "seed",
+            "topic",
+            "level",
+            "answer type",
+            "variation types",
+            "representations",
+            "variants",
+        ):
             table.add_column(column, overflow="fold")
-        for seed_id, seed in all_seeds().items():
+        for seed_id, seed in seeds.items():
             table.add_row(
                 seed_id,
                 seed.topic.value,
@@ -389,10 +459,20 @@ def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> N
                 seed.answer_type.value,
                 ", ".join(v.value for v in seed.variation_types),
                 ", ".join(m.value for m in seed.modalities),
+                f"{seed.variant_space:.2g}" if seed.variant_space >= 1e6 else str(seed.variant_space),
             )
-        Console().print(table)
+        counts = Counter(seed.topic.value for seed in seeds.values())
+        dynamath = sum(counts[t] for t in DYNAMATH_TOPIC_SHARE)
+        topics = Table(title="Seeds per topic, next to DynaMath's Table 1")
+        for column in ("topic", "seeds", "share of DynaMath-topic seeds", "DynaMath share"):
+            topics.add_column(column)
+        for topic, count in sorted(counts.items()):
+            share = f"{100 * count / dynamath:.1f}%" if topic in DYNAMATH_TOPIC_SHARE and dynamath else "–"
+            reference = f"{DYNAMATH_TOPIC_SHARE[topic]:.1f}%" if topic in DYNAMATH_TOPIC_SHARE else "–"
+            topics.add_row(topic, str(count), share, reference)
+        Console().print(table, topics)
     else:
-        raise fail(f"cannot list {what!r}; valid: strategies, seeds")
+        raise fail(f"cannot list {what!r}; valid: strategies, seeds, generators")
 
 
 def main() -> None:

@@ -1,0 +1,163 @@
+"""Write a dataset of generated variants: items.jsonl, images/*.png, optional contact sheets.
+
+Format (one JSON object per line in items.jsonl):
+
+    {"id": "isobench_parity/0", "seed_id": ..., "index": 0, "base_seed": 0, "topic": ..., "level": ...,
+     "answer_type": ..., "question": ..., "choices": [...], "answer": "A", "solution": ...,
+     "variation_types": [...], "params": {...},
+     "representations": {"image": {"text": ..., "image": "images/isobench_parity-0.png"},
+                         "latex": {"text": ..., "image": null}, ...}}
+
+Images are rendered in worker processes (matplotlib is single-threaded and slow) and memoized in
+the render cache, so a second `exp generate` of the same variants draws nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from isodyn.cache.renders import RenderCache
+from isodyn.core import Modality, Topic
+from isodyn.generators import SeedProgram, all_seeds
+
+CONTACT_ITEMS = 4  # items per seed on a contact sheet
+
+
+@dataclass(frozen=True)
+class DatasetRequest:
+    seed_ids: tuple[str, ...]
+    variants: int
+    base_seed: int
+    out: Path
+    cache_dir: Path | None
+    workers: int
+    contact_sheet: bool
+
+
+def select_seeds(tasks: tuple[str, ...], topics: tuple[str, ...]) -> dict[str, SeedProgram]:
+    """Seeds named in `tasks` (ids, or ids without their group prefix) plus those of `topics`."""
+    seeds = all_seeds()
+    chosen: dict[str, SeedProgram] = {}
+    for task in tasks:
+        matches = [s for s in seeds if s == task or s.split("_", 1)[-1] == task]
+        if not matches:
+            raise KeyError(f"unknown task {task!r}; valid: {', '.join(seeds)}")
+        chosen.update({m: seeds[m] for m in matches})
+    valid_topics = {t.value for t in Topic}
+    for topic in topics:
+        if topic not in valid_topics:
+            raise KeyError(f"unknown topic {topic!r}; valid: {', '.join(sorted(valid_topics))}")
+        chosen.update({s: seed for s, seed in seeds.items() if seed.topic.value == topic})
+    return chosen or seeds
+
+
+@cache
+def _render_cache(cache_dir: str) -> RenderCache:
+    return RenderCache(Path(cache_dir) / "renders")  # one per worker process, kept open
+
+
+def _item(seed_id: str, index: int, base_seed: int, cache_dir: str | None, out: str) -> dict[str, Any]:
+    """Build one item and write its image (runs in a worker process)."""
+    seed = all_seeds()[seed_id]
+    variant = seed.variant(index, base_seed)
+    representations: dict[str, dict[str, Any]] = {}
+    for modality in seed.modalities:
+        if cache_dir:
+            rep = _render_cache(cache_dir).representation(seed, variant, modality)
+        else:
+            rep = seed.render(variant, modality)
+        image_name = None
+        if rep.image_png is not None:
+            image_name = f"images/{seed_id}-{index}.png"
+            (Path(out) / image_name).write_bytes(rep.image_png)
+        representations[modality.value] = {"text": rep.text, "image": image_name}
+    data = variant.to_json()
+    return {"id": variant.variant_id, **data, "representations": representations}
+
+
+def _jobs(request: DatasetRequest) -> Iterator[tuple[str, int]]:
+    for seed_id in request.seed_ids:
+        for index in range(request.variants):
+            yield seed_id, index
+
+
+def build_dataset(request: DatasetRequest) -> dict[str, Any]:
+    """Write the dataset; returns counts (items, images, per-answer counts per seed)."""
+    (request.out / "images").mkdir(parents=True, exist_ok=True)
+    jobs = list(_jobs(request))
+    cache_dir = str(request.cache_dir) if request.cache_dir else None
+    args = ([s for s, _ in jobs], [i for _, i in jobs], [request.base_seed] * len(jobs),
+            [cache_dir] * len(jobs), [str(request.out)] * len(jobs))  # fmt: skip
+    if request.workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(max_workers=request.workers) as pool:
+            items = list(pool.map(_item, *args, chunksize=max(1, len(jobs) // (request.workers * 8))))
+    else:
+        items = [_item(*a) for a in zip(*args, strict=True)]
+    with (request.out / "items.jsonl").open("w", encoding="utf-8") as handle:
+        for item in items:
+            handle.write(json.dumps(item, ensure_ascii=False) + "\n")
+    labels: dict[str, dict[str, int]] = {}
+    for item in items:
+        per_seed = labels.setdefault(item["seed_id"], {})
+        per_seed[item["answer"]] = per_seed.get(item["answer"], 0) + 1
+    sheets = write_contact_sheets(items, request.out) if request.contact_sheet else []
+    return {
+        "items": len(items),
+        "images": sum(1 for i in items for r in i["representations"].values() if r["image"]),
+        "labels": labels,
+        "contact_sheets": [str(p) for p in sheets],
+    }
+
+
+def default_workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def contact_sheet_png(items: list[dict[str, Any]], root: Path, title: str) -> bytes:
+    """Tile the first few items of each seed: one row per seed, captioned with id and answer."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.image import imread
+
+    by_seed: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        if item["representations"].get(Modality.IMAGE.value, {}).get("image"):
+            by_seed.setdefault(item["seed_id"], []).append(item)
+    rows = sorted(by_seed)
+    cols = max((min(len(v), CONTACT_ITEMS) for v in by_seed.values()), default=1)
+    fig = Figure(figsize=(3.6 * cols, 3.2 * max(len(rows), 1) + 0.6), dpi=80)
+    FigureCanvasAgg(fig)
+    fig.suptitle(title, fontsize=16)
+    for r, seed_id in enumerate(rows):
+        for c, item in enumerate(by_seed[seed_id][:CONTACT_ITEMS]):
+            ax = fig.add_subplot(len(rows), cols, r * cols + c + 1)
+            path = root / item["representations"]["image"]["image"]
+            ax.imshow(imread(io.BytesIO(path.read_bytes()), format="png"))
+            ax.set_title(f"{item['id']}  answer: {item['answer']}", fontsize=9)
+            ax.axis("off")
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def write_contact_sheets(items: list[dict[str, Any]], out: Path) -> list[Path]:
+    """One contact sheet per topic: `contact_sheet-<topic>.png`."""
+    paths = []
+    topics = sorted({i["topic"] for i in items})
+    for topic in topics:
+        chosen = [i for i in items if i["topic"] == topic]
+        path = out / f"contact_sheet-{topic}.png"
+        path.write_bytes(
+            contact_sheet_png(chosen, out, f"{topic}: {len({i['seed_id'] for i in chosen})} seeds")
+        )
+        paths.append(path)
+    return paths
