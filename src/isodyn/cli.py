@@ -25,17 +25,18 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _progress(total: int, quiet: bool) -> Progress:
+def _progress(quiet: bool) -> Progress:
     columns = [
-        TextColumn("[bold]cells"),
+        TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn(
-            "calls {task.fields[calls]}  cache hits {task.fields[hits]}  errors {task.fields[errors]}"
+            "hits {task.fields[hits]}  in flight {task.fields[in_flight]}  errors {task.fields[errors]}  "
+            "${task.fields[cost]:.4f}"
         ),
         TimeRemainingColumn(),
     ]
-    return Progress(*columns, console=console, disable=quiet, transient=False)
+    return Progress(*columns, console=console, disable=quiet, transient=False, refresh_per_second=4)
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
@@ -69,40 +70,136 @@ def run(
         list[str] | None,
         typer.Argument(
             help="key=value settings: models, strategies, modalities, seeds, variants, repeats, base_seed, "
-            "temperature, max_tokens, api_base, vision, concurrency, out, cache_dir, quiet",
+            "temperature, max_tokens, api_base, describer, vision, concurrency, rpm, tpm, max_retries, "
+            "timeout, max_cost, dry_run, out, cache_dir, quiet",
             show_default=False,
         ),
     ] = None,
 ) -> None:
-    """Run the grid models x strategies x modalities x seeds x variants x repeats."""
+    """Run the grid models x strategies x modalities x seeds x variants x repeats.
+
+    The same command after a crash, Ctrl-C or kill -9 resumes the unfinished run: finished cells are
+    kept, nothing is called twice. A finished run is replayed from the cache into a new directory."""
     from isodyn.analysis.report import write_report
-    from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+    from isodyn.experiments.runner import dry_run, execute, open_run_dir, plan_experiment
 
     try:
         config = parse_overrides(settings or [])
         plan = plan_experiment(config)
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc)) from None
-    run_dir = new_run_dir(config)
-    with _progress(len(plan.grid.cells), config.quiet) as progress:
-        task = progress.add_task("run", total=len(plan.grid.cells), calls=0, hits=0, errors=0)
-        errors = 0
+    if config.dry_run:
+        estimate = asyncio.run(dry_run(plan))
+        console.print(
+            f"{estimate['cells']} cells ({len(plan.models)} models x {len(plan.strategies)} strategies x "
+            f"{len(config.modalities)} modalities x {len(plan.seeds)} seeds x {config.variants} variants x "
+            f"{config.repeats} repeats, less what seeds cannot render); {estimate['cached_cells']} cached "
+            f"({100 * estimate['cached_share']:.0f}%); {estimate['calls_needed']} calls needed, "
+            f"estimated cost ${estimate['estimated_cost_usd']:.4f} (upper estimate: prompt characters / 3 + "
+            "max_tokens at "
+            "litellm's prices). Nothing was called or written.",
+            highlight=False,
+        )
+        return
+    run_dir, done = open_run_dir(config)
+    if done:
+        console.print(f"resuming {run_dir}: {len(done)} cells already finished", highlight=False)
+    per_model = {m: {"done": 0, "errors": 0, "cost": 0.0} for m in plan.models}
+    totals = {m: sum(c.model == m for c in plan.grid.cells) for m in plan.models}
+    for row in done:
+        per_model[row["model"]]["done"] += 1
+    with _progress(config.quiet) as progress:
+        tasks = {
+            m: progress.add_task(
+                m, total=totals[m], completed=per_model[m]["done"], hits=0, in_flight=0, errors=0, cost=0.0
+            )
+            for m in plan.models
+        }
+        hits_before = {m: 0 for m in plan.models}
 
         def on_row(row: dict[str, Any], client: Any) -> None:
-            nonlocal errors
-            errors += row["reason"].startswith("error")
-            progress.update(task, advance=1, calls=client.calls_made, hits=client.cache_hits, errors=errors)
+            model = row["model"]
+            state = per_model[model]
+            state["errors"] += row["reason"].startswith("error")
+            state["cost"] += row.get("cost_usd") or 0.0
+            hits_before[model] += bool(row.get("cache_hit"))
+            gate = client.gates.get(model)
+            progress.update(
+                tasks[model], advance=1, hits=hits_before[model], errors=state["errors"], cost=state["cost"],
+                in_flight=gate.in_flight if gate else 0,
+            )  # fmt: skip
 
-        outcome = asyncio.run(execute(plan, run_dir, on_row))
+        outcome = asyncio.run(execute(plan, run_dir, on_row, done))
     report = write_report(run_dir, outcome.rows)
-    _print_table(outcome.rows)
+    if not config.quiet:
+        _print_table(outcome.rows)
     summary = outcome.summary
+    undone = (
+        f"\n[bold yellow]{summary['left_undone']} cells left undone[/] (max_cost ${config.max_cost}); "
+        "run the same command with a larger max_cost to finish them"
+        if summary["left_undone"]
+        else ""
+    )
     console.print(
         f"{summary['cells']} cells: {summary['calls_made']} calls, {summary['cache_hits']} cache hits, "
-        f"{summary['skipped']} skipped, {summary['errors']} errors, ${summary['cost_usd']:.4f}, "
-        f"{summary['seconds']:.1f} s\nresults: {run_dir}/results.jsonl\nreport:  {report}",
+        f"{summary['retries']} retries, {summary['skipped']} skipped, {summary['errors']} errors, "
+        f"${summary['cost_usd']:.4f}, {summary['seconds']:.1f} s{undone}\n"
+        f"results: {run_dir}/results.jsonl\nlog:     {run_dir}/log.jsonl\nreport:  {report}",
         highlight=False,
     )
+
+
+@app.command()
+def cache(
+    action: Annotated[str, typer.Argument(help="stats, clear or prune")],
+    settings: Annotated[
+        list[str] | None, typer.Argument(help="cache_dir=DIR, older_than=30d (prune)")
+    ] = None,
+) -> None:
+    """The response cache: `stats` (entries, size, last run's hit rate), `clear`, `prune older_than=30d`."""
+    import json
+
+    from isodyn.cache import ResponseCache
+    from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
+
+    def duration(value: str) -> float:
+        units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+        if not value or value[-1] not in units:
+            raise ValueError("use a number with s, m, h or d, e.g. 30d")
+        return float(value[:-1]) * units[value[-1]]
+
+    try:
+        chosen = parse_key_values(settings or [], {"cache_dir": Path, "older_than": duration})
+        if action not in ("stats", "clear", "prune"):
+            raise ConfigError(f"unknown cache action {action!r}; valid: stats, clear, prune")
+        if action == "prune" and "older_than" not in chosen:
+            raise ConfigError("prune needs older_than=DURATION, e.g. older_than=30d")
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    root = chosen.get("cache_dir", default_cache_dir())
+    store = ResponseCache(root / "responses")
+    try:
+        if action == "stats":
+            last_path = root / "last_run.json"
+            last = json.loads(last_path.read_text()) if last_path.is_file() else None
+            rate = "–" if not last or last["hit_rate"] is None else f"{100 * last['hit_rate']:.1f}%"
+            console.print(
+                f"cache {root}: {len(store)} replies, {store.volume() / 1e6:.1f} MB; last run: "
+                + (
+                    f"{last['cache_hits']} hits, {last['calls_made']} calls, hit rate {rate}"
+                    if last
+                    else "none"
+                ),
+                highlight=False,
+            )
+        elif action == "clear":
+            count = store.clear()
+            console.print(f"removed {count} replies from {root}", highlight=False)
+        else:
+            count = store.prune(chosen["older_than"])
+            console.print(f"removed {count} replies older than {settings} from {root}", highlight=False)
+    finally:
+        store.close()
 
 
 def _bootstrap_parsers() -> dict[str, Any]:
@@ -399,8 +496,7 @@ def generate(
     (request.out / "dataset.json").write_text(json.dumps({**summary, "seeds": list(seeds)}, indent=2) + "\n")
     console.print(
         f"{summary['items']} items, {summary['images']} images from {len(seeds)} seeds "
-        f"-> {request.out}/items.jsonl"
-        + "".join(f"\ncontact sheet: {p}" for p in summary["contact_sheets"]),
+        f"-> {request.out}/items.jsonl" + "".join(f"\ncontact sheet: {p}" for p in summary["contact_sheets"]),
         highlight=False,
     )
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,10 +87,29 @@ class ResponseCache:
 
     def get(self, key: str) -> Reply | None:
         value = self._store.get(key)
-        return Reply(**value) if value is not None else None
+        if value is None:
+            return None
+        return Reply(value["text"], value["prompt_tokens"], value["completion_tokens"], value["cost_usd"],
+                     value["latency_s"])  # fmt: skip
 
     def put(self, key: str, reply: Reply) -> None:
-        self._store.set(key, asdict(reply))
+        # `stored_at` lets `exp cache prune` drop old replies; it is not part of the reply.
+        self._store.set(key, {**asdict(reply), "stored_at": time.time()})
+
+    def volume(self) -> int:
+        return self._store.volume()
+
+    def clear(self) -> int:
+        return self._store.clear()
+
+    def prune(self, older_than_s: float) -> int:
+        cutoff = time.time() - older_than_s
+        removed = 0
+        for key in list(self._store.iterkeys()):
+            value = self._store.get(key)
+            if value is not None and value.get("stored_at", 0) < cutoff:
+                removed += self._store.delete(key)
+        return removed
 
     def __len__(self) -> int:
         return len(self._store)

@@ -35,7 +35,13 @@ class ExperimentConfig:
     # auto: litellm's capability table; yes/no: override for every model; a comma list of models:
     # those read images, the rest follow the table.
     vision: str = "auto"
-    concurrency: int = 4
+    concurrency: int = 8  # calls in flight per model (lowered on HTTP 429, then grown back)
+    rpm: float | None = None  # requests per minute per model
+    tpm: float | None = None  # tokens per minute per model (estimate: prompt chars / 3 + max_tokens)
+    max_retries: int = 6  # for transient failures: 429, 5xx, timeouts, dropped connections
+    timeout: float = 120.0  # seconds per call
+    max_cost: float | None = None  # USD: stop issuing calls before spent + in flight would pass it
+    dry_run: bool = False
     out: Path = Path("runs")
     cache_dir: Path = field(default_factory=default_cache_dir)
     quiet: bool = False
@@ -119,6 +125,12 @@ _PARSERS = {
     "describer": str,
     "vision": _vision,
     "concurrency": positive_int,
+    "rpm": lambda v: float(positive_int(v)),
+    "tpm": lambda v: float(positive_int(v)),
+    "max_retries": int,
+    "timeout": lambda v: non_negative_float(v) or 120.0,
+    "max_cost": lambda v: non_negative_float(v.lstrip("$")),
+    "dry_run": _boolean,
     "out": Path,
     "cache_dir": Path,
     "quiet": _boolean,

@@ -1,8 +1,28 @@
-"""The network edge: one model call through litellm, behind the response cache."""
+"""The network edge: model calls through litellm, behind the response cache, within limits.
+
+- `ModelGate`: per model, calls in flight (adaptive: halved on HTTP 429, grown back one step per
+  run of successes), requests and tokens per minute, and the pause a `Retry-After` asks for;
+- `call_with_retries`: transient failures (429, 5xx, timeouts, dropped connections, unreadable
+  replies) are retried with exponential backoff and full jitter, up to a bound; anything else
+  (400, 401, content policy, ...) is final and recorded on the cell;
+- `Budget`: `max_cost` stops new calls once spent + in-flight estimates would pass it;
+- `CachedClient`: replays from the cache, or calls and stores; counts calls, hits and cost;
+- `RunLog`: one JSON line per event (call, retry, error), with secrets redacted.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
 import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
 
 from isodyn.cache import ModelRequest, Reply, ResponseCache, cache_key
 from isodyn.models.catalog import is_local, litellm_module, missing_api_key
@@ -17,12 +37,18 @@ _ERROR_REASONS = {
     "ContentPolicyViolationError": "content_policy",
     "NotFoundError": "not_found",
     "BadRequestError": "bad_request",
+    "UnprocessableEntityError": "bad_request",
     "Timeout": "timeout",
+    "TimeoutError": "timeout",
     "APIConnectionError": "connection",
     "ServiceUnavailableError": "unavailable",
     "InternalServerError": "server",
+    "BadGatewayError": "server",
+    "APIResponseValidationError": "malformed_reply",
+    "JSONDecodeError": "malformed_reply",
     "APIError": "api",
 }
+_TRANSIENT = {"rate_limit", "timeout", "connection", "unavailable", "server", "malformed_reply", "api"}
 
 
 def error_reason(exc: BaseException) -> str:
@@ -32,16 +58,202 @@ def error_reason(exc: BaseException) -> str:
     return f"error:{type(exc).__name__}"
 
 
-async def call_litellm(request: ModelRequest) -> Reply:
+def is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, BudgetExhausted):
+        return False
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status >= 500:
+        return True
+    return error_reason(exc).removeprefix("error:") in _TRANSIENT
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The server's `Retry-After` (seconds or HTTP date not supported: seconds only), if any."""
+    for source in (
+        getattr(exc, "litellm_response_headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ):
+        if source is None:
+            continue
+        try:
+            value = dict(source).get("retry-after") or dict(source).get("Retry-After")
+        except (TypeError, ValueError):
+            continue
+        if value is not None:
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                return None
+    return None
+
+
+# ---- secrets -------------------------------------------------------------------------------------
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
+_KEY_SHAPE = re.compile(r"\b(?:sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{12,}\b")
+
+
+def redact(text: str) -> str:
+    """Remove every secret-looking environment value, and anything shaped like an API key."""
+    for name, value in os.environ.items():
+        if _SECRET_NAME.search(name) and len(value) >= 8:
+            text = text.replace(value, "[REDACTED]")
+    return _KEY_SHAPE.sub("[REDACTED]", text)
+
+
+class RunLog:
+    """Structured events, one JSON object per line; every string passes through `redact`."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._handle: TextIO | None = path.open("a", encoding="utf-8") if path else None
+
+    def event(self, kind: str, **fields: Any) -> None:
+        if self._handle is None:
+            return
+        record = {"t": round(time.time(), 3), "event": kind, **fields}
+        self._handle.write(redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle:
+            self._handle.close()
+
+
+# ---- limits ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    concurrency: int = 8
+    rpm: float | None = None  # requests per minute
+    tpm: float | None = None  # tokens per minute (prompt estimate + max_tokens)
+    max_retries: int = 6
+    timeout_s: float = 120.0
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+
+
+class ModelGate:
+    """Admission for one model's calls: an adaptive concurrency limit plus per-minute rate limits."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.limit = limits.concurrency
+        self.in_flight = 0
+        self._condition = asyncio.Condition()
+        self._paused_until = 0.0
+        self._successes = 0
+        self._requests: deque[float] = deque()
+        self._tokens: deque[tuple[float, int]] = deque()
+
+    async def acquire(self, tokens: int) -> None:
+        async with self._condition:
+            while True:
+                now = time.monotonic()
+                wait = max(self._paused_until - now, self._rate_wait(now, tokens))
+                if wait <= 0 and self.in_flight < self.limit:
+                    break
+                with contextlib.suppress(TimeoutError):  # woken by a release, or the wait is over
+                    await asyncio.wait_for(self._condition.wait(), timeout=wait if wait > 0 else None)
+            self.in_flight += 1
+            self._requests.append(now)
+            self._tokens.append((now, tokens))
+
+    async def release(self) -> None:
+        async with self._condition:
+            self.in_flight -= 1
+            self._condition.notify_all()
+
+    def _rate_wait(self, now: float, tokens: int) -> float:
+        for window in (self._requests,):
+            while window and now - window[0] >= 60:
+                window.popleft()
+        while self._tokens and now - self._tokens[0][0] >= 60:
+            self._tokens.popleft()
+        wait = 0.0
+        if self.limits.rpm and len(self._requests) >= self.limits.rpm:
+            wait = max(wait, 60 - (now - self._requests[0]))
+        if self.limits.tpm and self._tokens and sum(t for _, t in self._tokens) + tokens > self.limits.tpm:
+            wait = max(wait, 60 - (now - self._tokens[0][0]))
+        return wait
+
+    def rate_limited(self, retry_after: float | None) -> None:
+        """HTTP 429: halve the concurrency and pause new calls for Retry-After (if given)."""
+        self.limit = max(1, self.limit // 2)
+        self._successes = 0
+        if retry_after:
+            self._paused_until = max(self._paused_until, time.monotonic() + retry_after)
+
+    def succeeded(self) -> None:
+        """Grow the limit back by one after `limit` successes in a row (additive increase)."""
+        self._successes += 1
+        if self.limit < self.limits.concurrency and self._successes >= self.limit:
+            self.limit += 1
+            self._successes = 0
+
+
+def backoff_delay(attempt: int, limits: Limits, rng: random.Random) -> float:
+    """Exponential backoff with full jitter."""
+    return rng.uniform(0, min(limits.backoff_max_s, limits.backoff_base_s * 2**attempt))
+
+
+# ---- cost ----------------------------------------------------------------------------------------
+
+
+class BudgetExhausted(RuntimeError):
+    pass
+
+
+def estimate_cost(request: ModelRequest) -> float:
+    """Upper estimate of one call's cost from litellm's price table: prompt characters / 3 as tokens,
+    plus max_tokens of output. Models without a price (local, self-hosted) cost 0."""
+    if is_local(request.model):
+        return 0.0
+    prices = litellm_module().model_cost.get(request.model) or litellm_module().model_cost.get(
+        request.model.split("/", 1)[-1], {}
+    )
+    prompt_tokens = len(json.dumps(request.messages)) / 3
+    output_tokens = int(request.params.get("max_tokens", 512))
+    return prompt_tokens * float(prices.get("input_cost_per_token") or 0) + output_tokens * float(
+        prices.get("output_cost_per_token") or 0
+    )
+
+
+@dataclass
+class Budget:
+    limit_usd: float | None = None
+    spent_usd: float = 0.0
+    in_flight_usd: float = 0.0
+    refused: int = 0
+
+    def reserve(self, estimate: float) -> None:
+        if self.limit_usd is not None and self.spent_usd + self.in_flight_usd + estimate > self.limit_usd:
+            self.refused += 1
+            raise BudgetExhausted(f"max_cost ${self.limit_usd} would be passed")
+        self.in_flight_usd += estimate
+
+    def settle(self, estimate: float, actual: float) -> None:
+        self.in_flight_usd -= estimate
+        self.spent_usd += actual
+
+
+# ---- calls -----------------------------------------------------------------------------------------
+
+
+async def call_litellm(request: ModelRequest, timeout_s: float | None = None) -> Reply:
     """Make one real call. The API key comes from the environment inside litellm, never from us."""
     litellm = litellm_module()
     if is_local(request.model):
         register_with_litellm()
     kwargs = dict(request.params)
-    if request.api_base:
+    if request.api_base and not is_local(request.model):
         kwargs["api_base"] = request.api_base
         if missing_api_key(request.model, None):
             kwargs["api_key"] = "no-key-required"  # a self-hosted server; not a secret
+    if not is_local(request.model):
+        kwargs["max_retries"] = 0  # retries are ours (with the gate's backoff), not the SDK's
+        if timeout_s:
+            kwargs["timeout"] = timeout_s
     started = time.perf_counter()
     response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
     latency = time.perf_counter() - started
@@ -59,27 +271,93 @@ async def call_litellm(request: ModelRequest) -> Reply:
     )
 
 
+class CacheMiss(LookupError):
+    """Raised in replay-only mode when a call is not in the cache."""
+
+
+@dataclass
 class CachedClient:
-    """Replays a request from the cache, or calls litellm and stores the reply. Counts both."""
+    """Replays a request from the cache, or calls litellm within the model's gate and stores the reply."""
 
-    def __init__(self, cache: ResponseCache) -> None:
-        self.cache = cache
-        self.calls_made = 0
-        self.cache_hits = 0
-        self.cost_usd = 0.0
+    cache: ResponseCache
+    limits: Limits = field(default_factory=Limits)
+    budget: Budget = field(default_factory=Budget)
+    log: RunLog = field(default_factory=lambda: RunLog(None))
+    calls_made: int = 0
+    cache_hits: int = 0
+    cost_usd: float = 0.0
+    retries: int = 0
+    gates: dict[str, ModelGate] = field(default_factory=dict)
+    seed: int = 0
 
-    async def complete(self, request: ModelRequest) -> tuple[Reply, str, bool]:
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    def gate(self, model: str) -> ModelGate:
+        if model not in self.gates:
+            self.gates[model] = ModelGate(self.limits)
+        return self.gates[model]
+
+    def cached(self, request: ModelRequest) -> tuple[Reply | None, str]:
         key = cache_key(request)
-        cached = self.cache.get(key)
-        if cached is not None:
+        return self.cache.get(key), key
+
+    async def complete(self, request: ModelRequest, replay_only: bool = False) -> tuple[Reply, str, bool]:
+        reply, key = self.cached(request)
+        if reply is not None:
             self.cache_hits += 1
-            return cached, key, True
-        self.calls_made += 1
-        reply = await call_litellm(request)
-        self.cost_usd += reply.cost_usd
+            return reply, key, True
+        if replay_only:
+            raise CacheMiss(key)
+        reply = await self._call_with_retries(request, key)
         self.cache.put(key, reply)
         return reply, key, False
 
     async def reply(self, request: ModelRequest) -> Reply:
         """`complete` without the bookkeeping, for strategies that call outside a cell's transcript."""
         return (await self.complete(request))[0]
+
+    async def _call_with_retries(self, request: ModelRequest, key: str) -> Reply:
+        gate = self.gate(request.model)
+        estimate = estimate_cost(request)
+        tokens = int(len(json.dumps(request.messages)) / 3 + int(request.params.get("max_tokens", 512)))
+        for attempt in range(self.limits.max_retries + 1):
+            self.budget.reserve(estimate)
+            await gate.acquire(tokens)
+            failure: Exception | None = None
+            spent = 0.0
+            self.calls_made += 1  # every request sent counts, answered or not
+            try:
+                reply = await asyncio.wait_for(
+                    call_litellm(request, self.limits.timeout_s), timeout=self.limits.timeout_s + 5
+                )
+                spent = reply.cost_usd
+            except Exception as exc:
+                failure = exc
+            finally:
+                await gate.release()
+                self.budget.settle(estimate, spent)
+            if failure is None:
+                gate.succeeded()
+                self.cost_usd += spent
+                self.log.event(
+                    "call", model=request.model, key=key, attempt=attempt,
+                    latency_s=round(reply.latency_s, 4), prompt_tokens=reply.prompt_tokens,
+                    completion_tokens=reply.completion_tokens, cost_usd=spent,
+                )  # fmt: skip
+                return reply
+            reason = error_reason(failure)
+            final = not is_transient(failure) or attempt == self.limits.max_retries
+            retry_after = retry_after_seconds(failure)
+            if reason == "error:rate_limit":
+                gate.rate_limited(retry_after)
+            wait = max(retry_after or 0.0, backoff_delay(attempt, self.limits, self._rng))
+            self.log.event(
+                "error" if final else "retry", model=request.model, key=key, attempt=attempt, reason=reason,
+                detail=str(failure)[:300], wait_s=None if final else round(wait, 3), concurrency=gate.limit,
+            )  # fmt: skip
+            if final:
+                raise failure
+            self.retries += 1
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover

@@ -9,7 +9,7 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cache
@@ -21,7 +21,17 @@ from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
 from isodyn.experiments.grid import Cell, Grid, expand_grid
-from isodyn.experiments.llm import CachedClient, error_reason
+from isodyn.experiments.llm import (
+    Budget,
+    BudgetExhausted,
+    CachedClient,
+    CacheMiss,
+    Limits,
+    RunLog,
+    error_reason,
+    estimate_cost,
+    redact,
+)
 from isodyn.generators import SeedProgram, all_seeds
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
 from isodyn.scoring import score_reply
@@ -95,16 +105,41 @@ class RunOutcome:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
 
-def new_run_dir(config: ExperimentConfig) -> Path:
-    digest = hashlib.sha256(json.dumps(config.to_json(), sort_keys=True).encode()).hexdigest()[:6]
+# The settings that decide which cells exist and what each asks; two commands that agree on these
+# are the same run (so an unfinished one is resumed), whatever their concurrency or budget.
+RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base_seed", "repeats",
+                "temperature", "max_tokens", "api_base", "describer", "vision")  # fmt: skip
+
+
+def run_identity(config: ExperimentConfig) -> str:
+    settings = config.to_json()
+    chosen = {k: settings[k] for k in RUN_IDENTITY}
+    return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def is_complete(run_dir: Path) -> bool:
+    summary = run_dir / "summary.json"
+    return summary.is_file() and bool(json.loads(summary.read_text()).get("complete", True))
+
+
+def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[dict[str, Any]]]:
+    """The latest unfinished run with this identity (to resume, with its rows), or a new directory."""
+    identity = run_identity(config)
+    earlier = sorted(config.out.glob(f"*-{identity}")) if config.out.is_dir() else []
+    if resume and earlier and not is_complete(earlier[-1]):
+        return earlier[-1], load_rows(earlier[-1], repair=True)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    run_dir = config.out / f"{stamp}-{digest}"
-    suffix = 1
-    while run_dir.exists():
-        suffix += 1
-        run_dir = config.out / f"{stamp}-{digest}-{suffix}"
+    run_dir = config.out / f"{stamp}-{identity}"
+    while run_dir.exists():  # two runs in the same second
+        stamp += "x"
+        run_dir = config.out / f"{stamp}-{identity}"
     run_dir.mkdir(parents=True)
-    return run_dir
+    return run_dir, []
+
+
+def new_run_dir(config: ExperimentConfig) -> Path:
+    """A fresh directory, never a resumed one."""
+    return open_run_dir(config, resume=False)[0]
 
 
 class _Materials:
@@ -171,9 +206,14 @@ def _context(
     )
 
 
+Backend = Callable[[ModelRequest], Awaitable[tuple[Reply, str, bool]]]
+
+
 async def _run_cell(
-    plan: Plan, cell: Cell, materials: _Materials, client: CachedClient, run_dir: Path
+    plan: Plan, cell: Cell, materials: _Materials, client: CachedClient, run_dir: Path, backend: Backend
 ) -> dict[str, Any]:
+    """One cell's row. `backend` makes (or replays, or estimates) each call; a CacheMiss (replay-only
+    pass) or BudgetExhausted propagates so the cell is left for later instead of recorded."""
     variant = materials.variant(cell.seed_id, cell.variant)
     row = _base_row(cell, variant)
     empty = {"extracted": None, "correct": None, "response": None, "transcript": []}
@@ -205,15 +245,17 @@ async def _run_cell(
             "messages": hash_images(messages),
         }
         transcript.append(entry)  # in call order, even if the call fails
-        reply, key, hit = await client.complete(request)
+        reply, key, hit = await backend(request)
         entry.update(key=key, cache_hit=hit, response=reply.text, **_reply_fields(reply))
         return reply
 
     try:
         reply = await strategy.run(variant, representation, ask, ctx)
+    except (CacheMiss, BudgetExhausted):
+        raise
     except Exception as exc:  # a failed call is recorded on its cell; the run goes on
         failed = {**row, **empty, "transcript": transcript, "notes": ctx.notes}
-        return {**failed, "reason": error_reason(exc), "error": str(exc)[:500]}
+        return {**failed, "reason": error_reason(exc), "error": redact(str(exc))[:500]}
     scored = ctx.scored_variant or variant
     score = score_reply(reply.text, scored)
     calls = [t for t in transcript if "key" in t]
@@ -244,12 +286,25 @@ def _reply_fields(reply: Reply) -> dict[str, Any]:
     }
 
 
-def summarize(rows: list[dict[str, Any]], client: CachedClient, grid: Grid, seconds: float) -> dict[str, Any]:
+def cell_of(row: dict[str, Any]) -> tuple:
+    return (row["model"], row["strategy"], row["modality"], row["seed_id"], row["variant"], row["repeat"])
+
+
+def _cell_key(cell: Cell) -> tuple:
+    return (cell.model, cell.strategy, cell.modality.value, cell.seed_id, cell.variant, cell.repeat)
+
+
+def summarize(
+    rows: list[dict[str, Any]], client: CachedClient, grid: Grid, seconds: float, left_undone: int
+) -> dict[str, Any]:
     reasons = [r["reason"] for r in rows]
     return {
         "cells": len(rows),
+        "complete": left_undone == 0,
+        "left_undone": left_undone,
         "calls_made": client.calls_made,
         "cache_hits": client.cache_hits,
+        "retries": client.retries,
         "cost_usd": round(client.cost_usd, 6),
         "skipped": sum(r.startswith("skipped") for r in reasons),
         "errors": sum(r.startswith("error") for r in reasons),
@@ -264,44 +319,170 @@ def summarize(rows: list[dict[str, Any]], client: CachedClient, grid: Grid, seco
 ProgressHook = Callable[[dict[str, Any], CachedClient], None]
 
 
-async def execute(plan: Plan, run_dir: Path, on_row: ProgressHook | None = None) -> RunOutcome:
-    """Run every cell; append each finished row to results.jsonl at once; write summary.json."""
-    started = time.perf_counter()
-    (run_dir / "config.json").write_text(json.dumps(plan.config.to_json(), indent=2) + "\n")
-    cache_store = ResponseCache(plan.config.cache_dir / "responses")
-    renders = RenderCache(plan.config.cache_dir / "renders")
-    client = CachedClient(cache_store)
-    materials = _Materials(plan.seeds, plan.config.base_seed, renders)
-    limit = asyncio.Semaphore(plan.config.concurrency)
-    rows: list[dict[str, Any]] = []
+def _limits(config: ExperimentConfig) -> Limits:
+    return Limits(
+        concurrency=config.concurrency, rpm=config.rpm, tpm=config.tpm, max_retries=config.max_retries,
+        timeout_s=config.timeout,
+    )  # fmt: skip
 
-    async def guarded(cell: Cell) -> dict[str, Any]:
-        async with limit:
-            return await _run_cell(plan, cell, materials, client, run_dir)
+
+async def execute(
+    plan: Plan,
+    run_dir: Path,
+    on_row: ProgressHook | None = None,
+    done_rows: list[dict[str, Any]] | None = None,
+) -> RunOutcome:
+    """Run every cell not in `done_rows`; append each finished row to results.jsonl at once.
+
+    Pass 1 replays, one cell after another, every cell whose calls are all cached (no task, no
+    gate: a replay is a few dictionary look-ups). Pass 2 runs the rest concurrently through the
+    per-model gates. A cell refused by the budget is left undone (no row), so rerunning the same
+    command with a larger budget resumes it. summary.json says whether the run is complete.
+    """
+    started = time.perf_counter()
+    config = plan.config
+    (run_dir / "config.json").write_text(json.dumps(config.to_json(), indent=2) + "\n")
+    cache_store = ResponseCache(config.cache_dir / "responses")
+    renders = RenderCache(config.cache_dir / "renders")
+    log = RunLog(run_dir / "log.jsonl")
+    client = CachedClient(cache_store, _limits(config), Budget(config.max_cost), log)
+    materials = _Materials(plan.seeds, config.base_seed, renders)
+    rows: list[dict[str, Any]] = list(done_rows or [])
+    finished = {cell_of(r) for r in rows}
+    todo = [c for c in plan.grid.cells if _cell_key(c) not in finished]
+    log.event("start", cells=len(plan.grid.cells), resumed_rows=len(rows), todo=len(todo))
+    undone = 0
+
+    async def replayed(request: ModelRequest) -> tuple[Reply, str, bool]:
+        return await client.complete(request, replay_only=True)
+
+    async def live(request: ModelRequest) -> tuple[Reply, str, bool]:
+        return await client.complete(request)
 
     try:
         with (run_dir / "results.jsonl").open("a", encoding="utf-8") as results:
-            for finished in asyncio.as_completed([guarded(c) for c in plan.grid.cells]):
-                row = await finished
+
+            def record(row: dict[str, Any]) -> None:
                 results.write(json.dumps(row, ensure_ascii=False) + "\n")
                 results.flush()  # a crash loses at most the cells still in flight
                 rows.append(row)
                 if on_row:
                     on_row(row, client)
+
+            pending = []
+            for cell in todo:
+                try:
+                    record(await _run_cell(plan, cell, materials, client, run_dir, replayed))
+                except CacheMiss:
+                    pending.append(cell)
+            cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
+
+            async def guarded(cell: Cell) -> dict[str, Any] | None:
+                async with cells_in_flight:
+                    try:
+                        return await _run_cell(plan, cell, materials, client, run_dir, live)
+                    except BudgetExhausted:
+                        return None
+
+            for task in asyncio.as_completed([guarded(c) for c in pending]):
+                row = await task
+                if row is None:
+                    undone += 1
+                else:
+                    record(row)
     finally:
         cache_store.close()
         renders.close()
-    summary = summarize(rows, client, plan.grid, time.perf_counter() - started)
+    summary = summarize(rows, client, plan.grid, time.perf_counter() - started, undone)
+    if client.budget.limit_usd is not None:
+        summary["max_cost"] = client.budget.limit_usd
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    log.event(
+        "end", **{k: summary[k] for k in ("cells", "calls_made", "cache_hits", "left_undone", "cost_usd")}
+    )
+    log.close()
+    _remember_last_run(config.cache_dir, summary, run_dir)
     return RunOutcome(run_dir, summary, rows)
 
 
-def load_rows(run_dir: Path) -> list[dict[str, Any]]:
+def _remember_last_run(cache_dir: Path, summary: dict[str, Any], run_dir: Path) -> None:
+    """For `exp cache stats`: the last run's calls and hits."""
+    lookups = summary["calls_made"] + summary["cache_hits"]
+    record = {
+        "run_dir": str(run_dir),
+        "calls_made": summary["calls_made"],
+        "cache_hits": summary["cache_hits"],
+        "hit_rate": summary["cache_hits"] / lookups if lookups else None,
+    }
+    (cache_dir / "last_run.json").write_text(json.dumps(record, indent=2) + "\n")
+
+
+async def dry_run(plan: Plan) -> dict[str, Any]:
+    """Grid size, cached share and a cost estimate, without a call or a written file."""
+    config = plan.config
+    cache_store = ResponseCache(config.cache_dir / "responses")
+    renders = RenderCache(config.cache_dir / "renders")
+    client = CachedClient(cache_store, _limits(config))
+    materials = _Materials(plan.seeds, config.base_seed, renders)
+    uncached_calls, estimate, cached_cells = 0, 0.0, 0
+
+    async def estimated(request: ModelRequest) -> tuple[Reply, str, bool]:
+        nonlocal uncached_calls, estimate
+        reply, key = client.cached(request)
+        if reply is not None:
+            return reply, key, True
+        uncached_calls += 1
+        estimate += estimate_cost(request)
+        return Reply(text=""), key, False
+
+    try:
+        for cell in plan.grid.cells:
+            row = await _run_cell(plan, cell, materials, client, Path("."), estimated)
+            cached_cells += bool(row.get("cache_hit")) or row["reason"].startswith("skipped")
+    finally:
+        cache_store.close()
+        renders.close()
+    cells = len(plan.grid.cells)
+    share = cached_cells / cells if cells else 0.0
+    return {
+        "cells": cells,
+        "cached_cells": cached_cells,
+        "cached_share": share,
+        "calls_needed": uncached_calls,
+        "estimated_cost_usd": round(estimate, 4),
+    }
+
+
+def load_rows(run_dir: Path, repair: bool = False) -> list[dict[str, Any]]:
+    """Rows of a run. A last line cut short by a crash is dropped (and, with `repair`, cut from the file
+    so appending goes on cleanly)."""
     path = Path(run_dir) / "results.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"no results.jsonl in {run_dir}")
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    rows, good_bytes = [], 0
+    with path.open("rb") as handle:
+        for line in handle:
+            try:
+                if line.endswith(b"\n") and line.strip():
+                    rows.append(json.loads(line))
+                elif line.strip():
+                    break  # an unterminated last line: the write was cut
+            except json.JSONDecodeError:
+                break
+            good_bytes += len(line)
+    if repair and good_bytes < path.stat().st_size:
+        with path.open("r+b") as handle:
+            handle.truncate(good_bytes)
+    return rows
 
 
-__all__ = ["ModelError", "Plan", "RunOutcome", "execute", "load_rows", "new_run_dir", "plan_experiment"]
+__all__ = [
+    "ModelError",
+    "Plan",
+    "RunOutcome",
+    "dry_run",
+    "execute",
+    "load_rows",
+    "open_run_dir",
+    "plan_experiment",
+]
