@@ -221,3 +221,111 @@ def plot_function_png(
             ax.set_title(f"${label}$", fontsize=11)
 
     return render_png(draw, size=size, dpi=dpi)
+
+
+# ------------------------------------------------------------------------------------------ stated domains
+# Helpers for seeds whose function lives on a stated closed interval [lo, hi]: the plot shows exactly
+# that interval (with the interval written in its title) and the code form declares it as well.
+
+
+def format_number(value: float | int) -> str:
+    """A JSON number as a person writes it: 6, -3, 0.5, 1.25 (never 6.0)."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def domain_latex(domain: Sequence[float], var: str = "x") -> str:
+    """`0.5 \\le x \\le 6` (without surrounding `$`)."""
+    lo, hi = domain
+    return f"{format_number(lo)} \\le {var} \\le {format_number(hi)}"
+
+
+def nice_tick_step(span: float, max_ticks: int = 10) -> float:
+    """The smallest of 0.5, 1, 2, 5, 10, 20, ... that puts at most `max_ticks` intervals on `span`."""
+    step, factors = 0.5, (2, 2, 2.5)  # 0.5 -> 1 -> 2 -> 5 -> 10 -> 20 -> 50 ...
+    i = 0
+    while span / step > max_ticks:
+        step *= factors[i % 3]
+        i += 1
+    return step
+
+
+def plot_curve_png(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    domain: Sequence[float],
+    *,
+    title: str | None = None,
+    x_tick_step: float | None = None,
+    ylim: tuple[float, float] | None = None,
+    color: str = "tab:blue",
+    labelsize: int = 10,
+    size: tuple[float, float] = (5, 4),
+    dpi: int = 100,
+) -> bytes:
+    """PNG of already-sampled points (xs, ys) over exactly `domain` (the x limits are the domain).
+
+    Unlike `plot_function_png` the axes frame the plot (ticks and axis names outside it, where they
+    cannot cover the curve, whether or not the origin is in view); thin black lines mark x = 0 and
+    y = 0 when they are in view. Tick labels are `labelsize` points. `title` is mathtext written
+    above the axes; by default `y = f(x)` and the domain, so the picture states the domain as the
+    text forms do.
+    """
+    lo, hi = float(domain[0]), float(domain[1])
+    xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    window = ylim or auto_ylim(ys)
+    step = x_tick_step or nice_tick_step(hi - lo)
+    if title is None:
+        # mathtext knows \leq but not \le; braces keep a leading minus unary ("-4", not "- 4")
+        title = f"$y = f(x),\\quad {{{format_number(lo)}}} \\leq x \\leq {{{format_number(hi)}}}$"
+
+    def draw(ax: Axes) -> None:
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(*window)
+        ax.grid(True, color="0.85", linewidth=0.6)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        if lo < 0 < hi:
+            ax.axvline(0, color="black", linewidth=0.8, zorder=1)
+        if window[0] < 0 < window[1]:
+            ax.axhline(0, color="black", linewidth=0.8, zorder=1)
+        ax.xaxis.set_major_locator(MultipleLocator(step))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]))
+        ax.tick_params(labelsize=labelsize)
+        ax.set_xlabel("$x$", fontsize=labelsize + 1)
+        ax.set_ylabel("$y$", fontsize=labelsize + 1, rotation=0, labelpad=10)
+        ax.plot(xs, ys, color=color, linewidth=2, zorder=2)
+        ax.set_title(title, fontsize=12)
+
+    return render_png(draw, size=size, dpi=dpi)
+
+
+def function_code_block(
+    expr: sp.Expr | None,
+    *,
+    domain: Sequence[float] | None = None,
+    name: str = "f",
+    var: str = "x",
+    body: str | None = None,
+) -> str:
+    """A runnable SymPy definition that imports every SymPy name the expression prints with.
+
+    Unlike `function_code` (enough for rational functions), this works for `Abs`, `log`, `exp`,
+    `Piecewise`, ...; with `domain` it also defines `domain = Interval(lo, hi)`. `body` replaces the
+    printed expression with hand-laid-out source (e.g. one Piecewise branch per line).
+    """
+    import re  # local: this block was appended to a shared module without touching its header
+
+    if body is None:
+        assert expr is not None
+        body = expr_code(expr)
+    names = {n for n in re.findall(r"\b([A-Za-z_]\w*)\(", body) if hasattr(sp, n)}
+    names.add("Symbol")
+    if domain is not None:
+        names.add("Interval")
+    lines = [f"from sympy import {', '.join(sorted(names))}", "", f'{var} = Symbol("{var}", real=True)']
+    if domain is not None:
+        lines.append(f"domain = Interval({format_number(domain[0])}, {format_number(domain[1])})")
+    lines.append(f"{name} = {body}")
+    return "\n".join(lines) + "\n"

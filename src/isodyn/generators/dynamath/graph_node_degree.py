@@ -1,0 +1,90 @@
+"""Graph theory: the degree of the node drawn in a given colour.
+
+A random graph on 6 to 9 lettered nodes at random, legible positions (edges may cross, but never run
+through a node or lie nearly on top of each other). One node is filled with a colour named in the
+question, all others are white; both the graph and the colour change between variants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
+from isodyn.generators.base import Draw, SeedProgram
+from isodyn.modalities.charts import COLORS, graph_png, node_letters, place_graph
+from isodyn.modalities.graphs import adjacency_latex, city_names, road_story
+
+_COLOR_NAMES = ("red", "blue", "green", "orange", "purple", "yellow", "brown", "gray")
+
+
+def solution_text(params: dict) -> str:
+    labels = node_letters(params["n"])
+    q = params["query"]
+    nbrs = sorted(labels[b if a == q else a] for a, b in params["edges"] if q in (a, b))
+    steps = [
+        f"The {params['color']} node is {labels[q]}.",
+        f"The degree of a node is the number of edges that end at it. The edges at {labels[q]} go to: "
+        f"{', '.join(nbrs)}.",
+        f"Counting them gives {len(nbrs)}.",
+        f"Answer: {len(nbrs)}",
+    ]
+    return "\n".join(steps)
+
+
+class NodeDegree(SeedProgram):
+    seed_id = "dynamath_node_degree"
+    topic = Topic.GRAPH_THEORY
+    level = Level.ELEMENTARY
+    answer_type = AnswerType.INT
+    variation_types = (VariationType.GRAPH_STRUCTURE, VariationType.COLOR)
+    modalities = (Modality.IMAGE, Modality.LATEX, Modality.STORY)
+    variant_space = 10**9  # labelled graphs on 6-9 nodes x query node x 8 colours
+
+    def sample(self, rng: np.random.Generator) -> Draw:
+        n = int(rng.integers(6, 10))
+        p = float(rng.uniform(0.25, 0.42))
+        while True:
+            pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+            edges = [[i, j] for (i, j), c in zip(pairs, rng.random(len(pairs)), strict=True) if c < p]
+            degrees = [sum(v in e for e in edges) for v in range(n)]
+            if not edges:
+                continue
+            # busier nodes are asked more often, so answers spread over 1 to 5 and more
+            q = int(rng.choice(n, p=np.asarray(degrees, dtype=float) / sum(degrees)))
+            pos = place_graph(rng, n, edges, attempts=60)
+            if pos is not None:
+                break
+        color = str(rng.choice(_COLOR_NAMES))
+        params = {"n": n, "edges": edges, "pos": pos, "query": q, "color": color}
+        question = f"What is the degree of the {color} node?"
+        return Draw(params, question, str(degrees[q]), solution_text(params))
+
+    def render(self, variant: Variant, modality: Modality) -> Representation:
+        p = variant.params
+        n, edges, q = p["n"], p["edges"], p["query"]
+        labels = node_letters(n)
+        if modality is Modality.IMAGE:
+            fills = [COLORS[p["color"]] if v == q else "#ffffff" for v in range(n)]
+            png = graph_png(labels, p["pos"], edges, node_colors=fills)
+            text = (
+                f"The image shows an undirected graph with nodes {', '.join(labels)}; one node is filled "
+                f"{p['color']}, all others are white.\n\n{variant.question}"
+            )
+            return Representation(modality, text, image_png=png)
+        if modality is Modality.LATEX:
+            matrix = adjacency_latex(n, edges)
+            text = (
+                f"An undirected graph has nodes {', '.join(labels)} and adjacency matrix $A$ "
+                f"($A_{{ij}} = 1$ when "
+                f"nodes $i$ and $j$ are joined by an edge); rows and columns are in the order "
+                f"{', '.join(labels)}. Node {labels[q]} is coloured {p['color']}, all others white.\n\n"
+                f"$$\n{matrix}\n$$\n\n{variant.question}"
+            )
+            return Representation(modality, text, extra={"latex": matrix})
+        if modality is Modality.STORY:
+            names = city_names(n)
+            story = road_story(n, edges, names)
+            question = f"{names[q]} is marked {p['color']} on the map. How many roads end at {names[q]}?"
+            text = f"{story}\n\n{question}"
+            return Representation(modality, text, extra={"story": story, "names": names})
+        raise AssertionError(f"unhandled modality {modality}")

@@ -1,0 +1,108 @@
+"""Statistics: what percentage of the whole is the sector of a given colour in a pie chart?
+
+Each sector shows its count and a legend names the categories; the question picks the sector by its
+colour (colours change between variants). Totals are chosen so that every percentage is exact with at
+most two decimals, and every sector is at least 6% of the pie, so its count fits inside it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
+from isodyn.generators.base import Draw, SeedProgram
+from isodyn.modalities.charts import COLORS, fmt_number, latex_table, pie_png
+
+# title (with {total}), count noun, categories, unit of a count, possible totals
+_CONTEXTS = (
+    ("Favourite sports of {total} students", "students",
+     ("Soccer", "Basketball", "Tennis", "Swimming", "Volleyball", "Running"), 1, (20, 25, 40, 50, 80, 100)),
+    ("How {total} people travel to work", "people", ("Car", "Bus", "Bike", "Train", "Walk", "Tram"), 1,
+     (40, 50, 80, 100, 200)),
+    ("Fruit sold at a market stall ({total} kg)", "kg",
+     ("Apples", "Bananas", "Oranges", "Pears", "Grapes", "Plums"), 1, (40, 50, 80, 100, 200)),
+    ("A family's monthly budget (${total})", "dollars",
+     ("Rent", "Food", "Transport", "Savings", "Leisure", "Bills"), 50, (2000, 2500, 4000, 5000)),
+)  # fmt: skip
+_COLOR_NAMES = ("red", "blue", "green", "orange", "purple", "yellow", "brown", "gray")
+
+
+def percent(count: int, total: int) -> Fraction:
+    return Fraction(100 * count, total)
+
+
+def solution_text(params: dict) -> str:
+    counts, colors, cats = params["counts"], params["colors"], params["categories"]
+    i = params["asked"]
+    total = sum(counts)
+    steps = [
+        f"The {colors[i]} sector is {cats[i]}, with a count of {counts[i]}.",
+        f"The whole pie is the sum of all sectors: {' + '.join(map(str, counts))} = {total}.",
+        f"Percentage = {counts[i]} / {total} x 100% = {fmt_number(percent(counts[i], total))}%.",
+        f"Answer: {fmt_number(percent(counts[i], total))}",
+    ]
+    return "\n".join(steps)
+
+
+class PiePercent(SeedProgram):
+    seed_id = "dynamath_pie_percent"
+    topic = Topic.STATISTICS
+    level = Level.ELEMENTARY
+    answer_type = AnswerType.FLOAT
+    variation_types = (VariationType.NUMERICAL_VALUE, VariationType.COLOR, VariationType.REAL_LIFE_CONTEXT)
+    modalities = (Modality.IMAGE, Modality.LATEX)
+    # 4 contexts x ~5 totals x ~10^4 compositions x 8P5 colourings x 5 asked sectors
+    variant_space = 4 * 5 * 10**4 * 6720 * 5
+
+    def sample(self, rng: np.random.Generator) -> Draw:
+        ctx = int(rng.integers(len(_CONTEXTS)))
+        title, _, pool, unit, totals = _CONTEXTS[ctx]
+        total = int(rng.choice(totals))
+        k = int(rng.integers(4, 7))
+        units = total // unit
+        floor = -(-units * 6 // 100)  # every sector at least 6% of the pie
+        while True:
+            weights = rng.dirichlet(np.full(k, 2.0))
+            parts = [floor + int(x) for x in np.floor(weights * (units - k * floor))]
+            parts[int(np.argmax(weights))] += units - sum(parts)
+            if len(set(parts)) >= k - 1:  # mostly different sizes, so sectors do not look alike
+                break
+        counts = [p * unit for p in parts]
+        cats = [pool[i] for i in sorted(rng.choice(len(pool), size=k, replace=False))]
+        colors = [str(c) for c in rng.choice(_COLOR_NAMES, size=k, replace=False)]
+        asked = int(rng.integers(k))
+        params = {
+            "context": ctx,
+            "title": title.format(total=total),
+            "categories": cats,
+            "counts": counts,
+            "colors": colors,
+            "asked": asked,
+            "answer_unit": "%",
+        }
+        question = f"What percentage of the whole pie does the {colors[asked]} sector represent?"
+        answer = fmt_number(percent(counts[asked], total))
+        return Draw(params, question, answer, solution_text(params))
+
+    def render(self, variant: Variant, modality: Modality) -> Representation:
+        p = variant.params
+        noun = _CONTEXTS[p["context"]][1]
+        if modality is Modality.IMAGE:
+            png = pie_png(p["counts"], [COLORS[c] for c in p["colors"]], p["categories"], p["title"])
+            text = (
+                f"The image shows a pie chart: {p['title']}. Each sector is labelled with its count ({noun}) "
+                f"and the legend names the categories.\n\n{variant.question}"
+            )
+            return Representation(modality, text, image_png=png)
+        if modality is Modality.LATEX:
+            rows = list(zip(p["categories"], p["colors"], p["counts"], strict=True))
+            table = latex_table(["Category", "Sector colour", f"Count ({noun})"], rows, align="llr")
+            text = (
+                f"{p['title']}, shown as a pie chart whose sectors have these colours and "
+                f"counts:\n\n{table}\n\n"
+                f"{variant.question}"
+            )
+            return Representation(modality, text, extra={"latex": table})
+        raise AssertionError(f"unhandled modality {modality}")
