@@ -16,7 +16,7 @@ from isodyn.experiments.config import ConfigError, parse_overrides
 from isodyn.models.catalog import ModelError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="isodyn: robustness experiments.")
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 
 
 def fail(message: str) -> typer.Exit:

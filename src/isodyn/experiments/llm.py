@@ -51,10 +51,25 @@ _ERROR_REASONS = {
 _TRANSIENT = {"rate_limit", "timeout", "connection", "unavailable", "server", "malformed_reply", "api"}
 
 
+# litellm reports a dropped connection and an unreadable body as InternalServerError; its message
+# tells them apart.
+_MESSAGE_REASONS = (
+    (re.compile(r"Connection error|Server disconnected|ConnectError|RemoteProtocolError"), "connection"),
+    (
+        re.compile(r"Expecting value|JSONDecodeError|Unterminated string|Extra data|Invalid control"),
+        "malformed_reply",
+    ),
+)
+
+
 def error_reason(exc: BaseException) -> str:
     for cls in type(exc).__mro__:
         if cls.__name__ in _ERROR_REASONS:
-            return f"error:{_ERROR_REASONS[cls.__name__]}"
+            reason = _ERROR_REASONS[cls.__name__]
+            if reason in ("server", "api"):
+                message = str(exc)
+                reason = next((r for pattern, r in _MESSAGE_REASONS if pattern.search(message)), reason)
+            return f"error:{reason}"
     return f"error:{type(exc).__name__}"
 
 

@@ -10,7 +10,9 @@ faults and load, without any network. It binds only to loopback.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +29,8 @@ class ScriptedReply:
     delay_s: float = 0.0
     prompt_tokens: int = 10
     completion_tokens: int = 5
+    drop: bool = False  # close the connection without any response
+    malformed: bool = False  # a 200 whose body is not JSON
 
 
 Script = Callable[[dict[str, Any]], ScriptedReply]
@@ -79,7 +83,9 @@ class OpenAIStub:
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(payload)
+                # the client may have given up (a timeout fault): nothing to tell it
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(payload)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
@@ -94,6 +100,18 @@ class OpenAIStub:
                 reply = stub.script(request)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if reply.malformed:
+                    payload = b'{"id": "chatcmpl-broken", "choices": [{"message": '
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
                 if reply.status != 200:
                     error = {"error": {"message": reply.text, "type": "stub_error", "code": reply.status}}
                     self._send(reply.status, error, reply.headers)
