@@ -88,9 +88,14 @@ class Variant:
         return asdict(self)
 
     def fingerprint(self) -> str:
-        """A short content hash: two variants with the same fingerprint are the same question."""
-        payload = json.dumps(self.to_json(), sort_keys=True, default=str).encode()
-        return hashlib.sha256(payload).hexdigest()[:16]
+        """A short content hash: two variants with the same fingerprint are the same question.
+        Computed once per object (it is on the replay path of every cell)."""
+        known = self.__dict__.get("_fingerprint")
+        if known is None:
+            payload = json.dumps(self.to_json(), sort_keys=True, default=str).encode()
+            known = hashlib.sha256(payload).hexdigest()[:16]
+            object.__setattr__(self, "_fingerprint", known)  # a memo, not a field
+        return known
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""A disk memo of rendered representations, so a cached rerun does not redraw every image.
+"""A disk memo of variants and their renderings, so a cached rerun neither re-samples nor redraws.
 
 Drawing a plot costs 60-90 ms; the reply cache key needs the image bytes, so without this memo a
 fully cached rerun of image cells would be bound by matplotlib. The memo key is the variant's
@@ -44,6 +44,16 @@ class RenderCache:
         found = self._store.get(key)
         if found is None:
             found = seed.representation(variant, modality)
+            self._store.set(key, found)
+        return found
+
+    def variant(self, seed: SeedProgram, index: int, base_seed: int) -> Variant:
+        """The seed's variant, memoized too: some seeds spend milliseconds in SymPy drawing one."""
+        key = f"variant|{seed.seed_id}|{index}|{base_seed}|{renderer_version(type(seed))}"
+        found = self._store.get(key)
+        if found is None:
+            found = seed.variant(index, base_seed)
+            found.fingerprint()  # stored with the variant
             self._store.set(key, found)
         return found
 

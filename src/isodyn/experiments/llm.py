@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import random
@@ -255,6 +256,15 @@ class Budget:
 # ---- calls -----------------------------------------------------------------------------------------
 
 
+@functools.cache
+def has_price(model: str) -> bool:
+    if is_local(model):
+        return False
+    table = litellm_module().model_cost
+    entry = table.get(model) or table.get(model.split("/", 1)[-1])
+    return bool(entry and (entry.get("input_cost_per_token") or entry.get("output_cost_per_token")))
+
+
 async def call_litellm(request: ModelRequest, timeout_s: float | None = None) -> Reply:
     """Make one real call. The API key comes from the environment inside litellm, never from us."""
     litellm = litellm_module()
@@ -273,10 +283,10 @@ async def call_litellm(request: ModelRequest, timeout_s: float | None = None) ->
     response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
     latency = time.perf_counter() - started
     usage = getattr(response, "usage", None)
-    try:
-        cost = float(litellm.completion_cost(completion_response=response) or 0.0)
-    except Exception:  # a model litellm has no price for (local, self-hosted)
-        cost = 0.0
+    cost = 0.0
+    if has_price(request.model):  # litellm's cost lookup is slow and raises for unpriced models
+        with contextlib.suppress(Exception):
+            cost = float(litellm.completion_cost(completion_response=response, model=request.model) or 0.0)
     return Reply(
         text=response.choices[0].message.content or "",
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),

@@ -152,7 +152,7 @@ class _Materials:
         self.variant = cache(self._variant)
 
     def _variant(self, seed_id: str, index: int) -> Variant:
-        return self.seeds[seed_id].variant(index, self._base_seed)
+        return self._renders.variant(self.seeds[seed_id], index, self._base_seed)
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         return self._renders.representation(self.seeds[variant.seed_id], variant, modality)

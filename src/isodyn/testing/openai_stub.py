@@ -72,6 +72,8 @@ class OpenAIStub:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real APIs: clients reuse connections
+
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
@@ -127,3 +129,16 @@ class OpenAIStub:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def serve_forever(latency_s: float = 0.0, text: str = '{"solution": "stub", "short answer": "A"}') -> None:
+    """Run a stub in this process until killed; prints its base URL first (for benchmarks)."""
+    with OpenAIStub(lambda request: ScriptedReply(text=text, delay_s=latency_s)) as stub:
+        print(stub.base_url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    import sys
+
+    serve_forever(float(sys.argv[1]) if len(sys.argv) > 1 else 0.0)
