@@ -1,0 +1,178 @@
+"""Measure an object against a centimetre ruler (it does not start at 0) and convert the length.
+
+The object's ends sit exactly on millimetre marks, with dashed guides down to the ruler. The question
+asks for the length in millimetres, centimetres or inches (1 in = 2.54 cm, stated). Real-life
+context: pencil, nail, crayon, drinking straw, key; numerical value: the two end marks and the unit.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.patches import Circle, Polygon, Rectangle
+
+from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
+from isodyn.generators.base import Draw, SeedProgram
+from isodyn.modalities.figures import fmt_num, png
+
+OBJECTS = ("pencil", "nail", "crayon", "straw", "key")
+# (Metres are left out: DynaMath's absolute tolerance of 0.001 would accept a 1 mm misreading.)
+UNITS = {
+    "mm": ("millimetres", Fraction(1)),
+    "cm": ("centimetres", Fraction(10)),
+    "in": ("inches", Fraction(254, 10)),
+}
+RULER_CM = 12
+
+
+def length_in(mm: int, unit: str) -> Fraction:
+    return Fraction(mm) / UNITS[unit][1]
+
+
+def mark_text(mm: int) -> str:
+    return fmt_num(Fraction(mm, 10))
+
+
+def solution_text(p: dict) -> str:
+    a, b, unit = p["start_mm"], p["end_mm"], p["unit"]
+    mm = b - a
+    steps = [
+        f"The left end of the {p['object']} is at {mark_text(a)} cm ({a // 10} cm and {a % 10} small mm "
+        f"marks) and the right end at {mark_text(b)} cm ({b // 10} cm and {b % 10} mm). The ruler does not "
+        "start at the object, so subtract:",
+        f"length = {mark_text(b)} cm - {mark_text(a)} cm = {mark_text(mm)} cm = {mm} mm.",
+    ]
+    value = length_in(mm, unit)
+    if unit == "mm":
+        pass
+    elif unit == "cm":
+        steps.append(f"In centimetres that is {mm} / 10 = {fmt_num(value)} cm.")
+    else:
+        steps.append(
+            f"1 inch = 2.54 cm, so {mark_text(mm)} cm = {mark_text(mm)} / 2.54 in = {fmt_num(value)} in "
+            "(rounded to three decimals)."
+        )
+    steps.append(f"Answer: {fmt_num(value)}")
+    return "\n".join(steps)
+
+
+def draw_object(ax: Axes, kind: str, x0: float, x1: float, y: float, h: float) -> None:
+    """The object between x0 and x1 (cm), centred on height y, thickness about h."""
+    edge = {"edgecolor": "black", "lw": 1.2}
+    if kind == "pencil":
+        tip = min(1.0, 0.15 * (x1 - x0))
+        ax.add_patch(Rectangle((x0, y - h / 2), 0.35, h, facecolor="#e89bb5", **edge))
+        ax.add_patch(Rectangle((x0 + 0.35, y - h / 2), x1 - x0 - 0.35 - tip, h, facecolor="#f2c230", **edge))
+        ax.add_patch(
+            Polygon([(x1 - tip, y - h / 2), (x1 - tip, y + h / 2), (x1, y)], facecolor="#f1d9b5", **edge)
+        )
+        ax.add_patch(
+            Polygon([(x1 - tip / 3, y - h / 6), (x1 - tip / 3, y + h / 6), (x1, y)], facecolor="0.2")
+        )
+    elif kind == "nail":
+        ax.add_patch(Rectangle((x0, y - h), 0.15, 2 * h, facecolor="0.55", **edge))
+        tip = 0.5
+        ax.add_patch(
+            Rectangle((x0 + 0.15, y - h / 5), x1 - x0 - 0.15 - tip, 2 * h / 5, facecolor="0.7", **edge)
+        )
+        ax.add_patch(
+            Polygon([(x1 - tip, y - h / 5), (x1 - tip, y + h / 5), (x1, y)], facecolor="0.7", **edge)
+        )
+    elif kind == "crayon":
+        tip = 0.8
+        ax.add_patch(Rectangle((x0, y - h / 2), x1 - x0 - tip, h, facecolor="#3a7bd5", **edge))
+        ax.add_patch(
+            Polygon(
+                [
+                    (x1 - tip, y - h / 2),
+                    (x1 - tip, y + h / 2),
+                    (x1 - 0.1, y + h / 6),
+                    (x1, y + h / 6),
+                    (x1, y - h / 6),
+                    (x1 - 0.1, y - h / 6),
+                ],
+                facecolor="#3a7bd5",
+                **edge,
+            )
+        )
+    elif kind == "straw":
+        ax.add_patch(Rectangle((x0, y - h / 3), x1 - x0, 2 * h / 3, facecolor="#e9f1f7", **edge))
+        for k in range(int((x1 - x0) / 0.6)):
+            xs = x0 + 0.3 + 0.6 * k
+            if xs + 0.25 < x1:
+                ax.add_patch(Rectangle((xs, y - h / 3), 0.25, 2 * h / 3, facecolor="#d9534f", lw=0))
+    else:  # key: ring (bow) on the left, blade to the right
+        bow = min(0.9, 0.3 * (x1 - x0))
+        ax.add_patch(Circle((x0 + bow / 2, y), bow / 2, facecolor="#d4af37", **edge))
+        ax.add_patch(Circle((x0 + bow / 2, y), bow / 6, facecolor="white", **edge))
+        ax.add_patch(Rectangle((x0 + bow, y - h / 5), x1 - x0 - bow, 2 * h / 5, facecolor="#d4af37", **edge))
+        ax.add_patch(
+            Polygon(
+                [(x1 - 0.6, y - h / 5), (x1 - 0.45, y - h / 2), (x1 - 0.3, y - h / 5)],
+                facecolor="#d4af37",
+                **edge,
+            )
+        )
+
+
+class RulerLength(SeedProgram):
+    seed_id = "dynamath_ruler_length"
+    topic = Topic.ARITHMETIC
+    level = Level.ELEMENTARY
+    answer_type = AnswerType.FLOAT
+    variation_types = (VariationType.NUMERICAL_VALUE, VariationType.REAL_LIFE_CONTEXT)
+    modalities = (Modality.IMAGE, Modality.STORY)
+    # start marks x end marks x units x objects
+    variant_space = 38 * 70 * 3 * 5
+
+    def sample(self, rng: np.random.Generator) -> Draw:
+        start = int(rng.integers(3, 41))
+        end = int(rng.integers(start + 30, RULER_CM * 10 - 2))
+        unit = str(rng.choice(list(UNITS)))
+        obj = OBJECTS[int(rng.integers(len(OBJECTS)))]
+        p = {"start_mm": start, "end_mm": end, "unit": unit, "object": obj}
+        extra = " (1 inch = 2.54 cm)" if unit == "in" else ""
+        question = f"How long is the {obj}, in {UNITS[unit][0]}{extra}?"
+        value = length_in(end - start, unit)
+        return Draw(params=p, question=question, answer=fmt_num(value), solution=solution_text(p))
+
+    def render(self, variant: Variant, modality: Modality) -> Representation:
+        p = variant.params
+        a, b = p["start_mm"] / 10, p["end_mm"] / 10
+        if modality is Modality.IMAGE:
+
+            def draw(ax: Axes) -> None:
+                ax.set_xlim(-0.6, RULER_CM + 0.6)
+                ax.set_ylim(-0.2, 3.0)
+                ax.set_aspect("equal")
+                ax.set_axis_off()
+                ax.add_patch(
+                    Rectangle((-0.4, 0), RULER_CM + 0.8, 1.5, facecolor="#f3e3b5", edgecolor="black", lw=1.2)
+                )
+                for mm in range(RULER_CM * 10 + 1):
+                    x = mm / 10
+                    size = 0.55 if mm % 10 == 0 else 0.38 if mm % 5 == 0 else 0.22
+                    ax.plot([x, x], [1.5, 1.5 - size], color="black", lw=1.1 if mm % 10 == 0 else 0.7)
+                    if mm % 10 == 0:
+                        ax.text(x, 0.62, str(mm // 10), ha="center", va="center", fontsize=12)
+                ax.text(RULER_CM + 0.25, 0.22, "cm", ha="right", va="center", fontsize=11)
+                draw_object(ax, p["object"], a, b, 2.25, 0.42)
+                for x in (a, b):
+                    ax.plot([x, x], [1.5, 2.55], color="#c0392b", ls="--", lw=1.0)
+
+            image = png(draw, size=(9.5, 2.6))
+            text = (
+                f"The image shows a {p['object']} placed above a centimetre ruler with millimetre marks; "
+                f"dashed lines go down from its two ends to the ruler.\n\n{variant.question}"
+            )
+            return Representation(modality, text, image_png=image)
+        if modality is Modality.STORY:
+            story = (
+                f"A {p['object']} is lined up along a centimetre ruler with millimetre marks. Its left end "
+                f"is at the {mark_text(p['start_mm'])} cm mark and its right end is at the "
+                f"{mark_text(p['end_mm'])} cm mark."
+            )
+            return Representation(modality, f"{story}\n\n{variant.question}", extra={"story": story})
+        raise AssertionError(f"unhandled modality {modality}")
