@@ -24,7 +24,7 @@ class ExperimentConfig:
     models: tuple[str, ...] = (DEFAULT_MODEL,)
     strategies: tuple[str, ...] = ("zeroshot",)
     modalities: tuple[Modality, ...] = tuple(Modality)
-    seeds: tuple[str, ...] = ()  # empty: every registered seed
+    seeds: tuple[str, ...] = ()  # empty: a small default set; ("all",): every registered seed
     variants: int = 3  # variant indices 0 .. variants-1 of every seed
     base_seed: int = 0
     repeats: int = 1

@@ -38,6 +38,9 @@ from isodyn.scoring import score_reply
 from isodyn.strategies import CellContext, ComposedStrategy, ModelFacts, StrategyError, parse_strategy
 from isodyn.strategies.fewshot import DEMO_INDEX_START
 
+# `exp run` with no seeds named: a small grid that finishes in minutes on the embedded model.
+DEFAULT_SEEDS = ("dynamath_shifted_abs", "isobench_parity", "isobench_connectivity")
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -78,7 +81,7 @@ def _checked_strategies(config: ExperimentConfig) -> dict[str, ComposedStrategy]
 def plan_experiment(config: ExperimentConfig) -> Plan:
     """Validate every name in the config; raise ConfigError or ModelError before anything is written."""
     known_seeds = all_seeds()
-    chosen = config.seeds or tuple(known_seeds)
+    chosen = tuple(known_seeds) if config.seeds == ("all",) else config.seeds or DEFAULT_SEEDS
     unknown = [s for s in chosen if s not in known_seeds]
     if unknown:
         raise ConfigError(f"unknown seed {unknown[0]!r}; valid: {', '.join(known_seeds)}")
