@@ -133,9 +133,10 @@ def contact_sheet_png(items: list[dict[str, Any]], root: Path, title: str) -> by
             by_seed.setdefault(item["seed_id"], []).append(item)
     rows = sorted(by_seed)
     cols = max((min(len(v), CONTACT_ITEMS) for v in by_seed.values()), default=1)
-    fig = Figure(figsize=(3.6 * cols, 3.2 * max(len(rows), 1) + 0.6), dpi=80)
+    height = 3.2 * max(len(rows), 1) + 0.8
+    fig = Figure(figsize=(3.6 * cols, height), dpi=80)
     FigureCanvasAgg(fig)
-    fig.suptitle(title, fontsize=16)
+    fig.suptitle(title, fontsize=16, y=1 - 0.25 / height)
     for r, seed_id in enumerate(rows):
         for c, item in enumerate(by_seed[seed_id][:CONTACT_ITEMS]):
             ax = fig.add_subplot(len(rows), cols, r * cols + c + 1)
@@ -143,7 +144,7 @@ def contact_sheet_png(items: list[dict[str, Any]], root: Path, title: str) -> by
             ax.imshow(imread(io.BytesIO(path.read_bytes()), format="png"))
             ax.set_title(f"{item['id']}  answer: {item['answer']}", fontsize=9)
             ax.axis("off")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.7 / height))  # keep the title clear of the first row
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
     return buffer.getvalue()

@@ -163,7 +163,7 @@ def style_function_axes(
     else:
         ax.xaxis.set_major_locator(MaxNLocator(nbins=12, integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=10, steps=[1, 2, 2.5, 5, 10]))
-    ax.tick_params(labelsize=8)
+    ax.tick_params(labelsize=10)
     # Axis names at the positive ends, as in a textbook plot.
     ax.annotate(
         var,
