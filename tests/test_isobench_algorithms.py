@@ -12,16 +12,13 @@ import hashlib
 import itertools
 import json
 import math
-import os
 import re
-import subprocess
-import sys
 from collections import Counter
 
 import networkx as nx
 import pytest
 
-from isodyn.core import AnswerType, Level, Modality, Topic, Variant, VariationType
+from isodyn.core import AnswerType, Modality, Topic, Variant
 from isodyn.generators import get_seed
 from isodyn.generators.base import format_choices
 from isodyn.modalities.graphs import _label_spots, _segment_distance, normalize_arcs, ring_positions
@@ -301,56 +298,8 @@ def test_same_inputs_give_same_variant_and_png(seed_id: str) -> None:
             assert seed.representation(a, modality).text == seed.representation(b, modality).text
 
 
-def test_determinism_across_processes() -> None:
-    cases = [(s, i) for s in SEEDS for i in (1, 4)]
-    script = (
-        "import hashlib, json\n"
-        "from isodyn.core import Modality\n"
-        "from isodyn.generators import get_seed\n"
-        "out = []\n"
-        f"for seed_id, index in {cases!r}:\n"
-        "    seed = get_seed(seed_id)\n"
-        "    v = seed.variant(index, 2)\n"
-        "    png = seed.representation(v, Modality.IMAGE).image_png\n"
-        "    out.append([v.fingerprint(), hashlib.sha256(png).hexdigest()])\n"
-        "print(json.dumps(out))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={**os.environ, "PYTHONHASHSEED": "4321"},
-    )
-    ours = []
-    for seed_id, index in cases:
-        v = get_seed(seed_id).variant(index, 2)
-        ours.append([v.fingerprint(), png_sha(seed_id, v)])
-    assert json.loads(proc.stdout) == ours
-
-
 @pytest.mark.parametrize("seed_id", SEEDS)
 def test_other_index_or_base_seed_gives_other_variant(seed_id: str) -> None:
     base0, base1 = variants(seed_id, 30, 0), variants(seed_id, 30, 1)
     assert sum(content(a) != content(b) for a, b in zip(base0, base1, strict=True)) >= 28
     assert len({content(v) for v in base0}) >= 28
-
-
-@pytest.mark.parametrize("seed_id", SEEDS)
-def test_variants_round_trip_through_json(seed_id: str) -> None:
-    for i, v in enumerate(variants(seed_id, 10)):
-        data = json.loads(json.dumps(v.to_json()))
-        back = Variant(
-            **{
-                **data,
-                "topic": Topic(data["topic"]),
-                "level": Level(data["level"]),
-                "answer_type": AnswerType(data["answer_type"]),
-                "choices": tuple(data["choices"]),
-                "variation_types": tuple(VariationType(t) for t in data["variation_types"]),
-            }
-        )
-        assert back == v and back.fingerprint() == v.fingerprint()
-        if i < 2:
-            assert png_sha(seed_id, back) == png_sha(seed_id, v)

@@ -10,13 +10,8 @@ number of moves, that there is no faster mate, and that no other first move forc
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
-import os
 import re
-import subprocess
-import sys
 from collections import Counter
 from functools import cache
 
@@ -26,7 +21,7 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from isodyn.core import AnswerType, Level, Modality, Topic, Variant, VariationType
+from isodyn.core import AnswerType, Level, Modality, Topic, Variant
 from isodyn.generators import get_seed as registry_seed
 from isodyn.generators.base import SeedProgram, format_choices
 from isodyn.generators.isobench.chess_puzzle import ChessPuzzle
@@ -350,59 +345,3 @@ def test_same_inputs_give_same_variant_and_png(seed_id: str) -> None:
     assert all(
         x.params["fen"] != y.params["fen"] for x, y in zip(other_base, variants(seed_id), strict=False)
     )
-
-
-def test_determinism_across_processes() -> None:
-    cases = [(WINNER, 2), (PUZZLE, 1)]
-    script = (
-        "import hashlib, json\n"
-        "from isodyn.core import Modality\n"
-        "from isodyn.generators.isobench.chess_puzzle import ChessPuzzle\n"
-        "from isodyn.generators.isobench.chess_winner import ChessWinner\n"
-        "seeds = {'isobench_chess_winner': ChessWinner(), 'isobench_chess_puzzle': ChessPuzzle()}\n"
-        "out = []\n"
-        f"for seed_id, index in {cases!r}:\n"
-        "    v = seeds[seed_id].variant(index, 3)\n"
-        "    png = seeds[seed_id].representation(v, Modality.IMAGE).image_png\n"
-        "    out.append([v.fingerprint(), hashlib.sha256(png).hexdigest()])\n"
-        "print(json.dumps(out))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-        env={**os.environ, "PYTHONHASHSEED": "4321"},
-    )
-    ours = []
-    for seed_id, index in cases:
-        seed = get_seed(seed_id)
-        v = seed.variant(index, 3)
-        png = seed.representation(v, Modality.IMAGE).image_png
-        assert png is not None
-        ours.append([v.fingerprint(), hashlib.sha256(png).hexdigest()])
-    assert json.loads(proc.stdout) == ours
-
-
-@pytest.mark.parametrize("seed_id", SEEDS)
-def test_variants_round_trip_through_json(seed_id: str) -> None:
-    seed = get_seed(seed_id)
-    for i, v in enumerate(variants(seed_id)[:10]):
-        data = json.loads(json.dumps(v.to_json()))
-        back = Variant(
-            **{
-                **data,
-                "topic": Topic(data["topic"]),
-                "level": Level(data["level"]),
-                "answer_type": AnswerType(data["answer_type"]),
-                "choices": tuple(data["choices"]),
-                "variation_types": tuple(VariationType(t) for t in data["variation_types"]),
-            }
-        )
-        assert back == v
-        assert back.fingerprint() == v.fingerprint()
-        if i < 2:
-            for modality in seed.modalities:
-                a, b = seed.representation(back, modality), seed.representation(v, modality)
-                assert (a.text, a.image_png) == (b.text, b.image_png)

@@ -87,6 +87,21 @@ class Variant:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Variant:
+        """The inverse of `to_json` (also reads a line of an `exp generate` dataset)."""
+        fields_ = {f: data[f] for f in cls.__dataclass_fields__ if f in data}
+        return cls(
+            **{
+                **fields_,
+                "topic": Topic(data["topic"]),
+                "level": Level(data["level"]),
+                "answer_type": AnswerType(data["answer_type"]),
+                "choices": tuple(data.get("choices", ())),
+                "variation_types": tuple(VariationType(v) for v in data.get("variation_types", ())),
+            }
+        )
+
     def fingerprint(self) -> str:
         """A short content hash: two variants with the same fingerprint are the same question.
         Computed once per object (it is on the replay path of every cell)."""
