@@ -21,6 +21,7 @@ import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,21 +56,26 @@ def hash_images(value: Any) -> Any:
         out = {k: hash_images(v) for k, v in value.items()}
         url = out.get("url")
         if isinstance(url, str) and url.startswith("data:"):
-            payload = url.split(",", 1)[1]
-            out["url"] = "sha256:" + hashlib.sha256(base64.b64decode(payload)).hexdigest()
+            out["url"] = _data_uri_digest(url)
         return out
     if isinstance(value, list):
         return [hash_images(v) for v in value]
     return value
 
 
-def cache_key(request: ModelRequest) -> str:
+@lru_cache(maxsize=4096)
+def _data_uri_digest(url: str) -> str:
+    return "sha256:" + hashlib.sha256(base64.b64decode(url.split(",", 1)[1])).hexdigest()
+
+
+def cache_key(request: ModelRequest, hashed_messages: Any = None) -> str:
+    """`hashed_messages`: `hash_images(request.messages)` when the caller has it already."""
     document = {
         "version": KEY_VERSION,
         "model": request.model,
         "api_base": request.api_base,
         "params": request.params,
-        "messages": hash_images(request.messages),
+        "messages": hashed_messages if hashed_messages is not None else hash_images(request.messages),
         "repeat": request.repeat,
         "sample": request.sample,
         "step": request.step,

@@ -323,12 +323,14 @@ class CachedClient:
             self.gates[model] = ModelGate(self.limits)
         return self.gates[model]
 
-    def cached(self, request: ModelRequest) -> tuple[Reply | None, str]:
-        key = cache_key(request)
+    def cached(self, request: ModelRequest, hashed_messages: Any = None) -> tuple[Reply | None, str]:
+        key = cache_key(request, hashed_messages)
         return self.cache.get(key), key
 
-    async def complete(self, request: ModelRequest, replay_only: bool = False) -> tuple[Reply, str, bool]:
-        reply, key = self.cached(request)
+    async def complete(
+        self, request: ModelRequest, replay_only: bool = False, hashed_messages: Any = None
+    ) -> tuple[Reply, str, bool]:
+        reply, key = self.cached(request, hashed_messages)
         if reply is not None:
             self.cache_hits += 1
             return reply, key, True

@@ -209,7 +209,8 @@ def _context(
     )
 
 
-Backend = Callable[[ModelRequest], Awaitable[tuple[Reply, str, bool]]]
+# (request, its messages with images hashed) -> (reply, cache key, cache hit)
+Backend = Callable[[ModelRequest, Any], Awaitable[tuple[Reply, str, bool]]]
 
 
 async def _run_cell(
@@ -248,7 +249,7 @@ async def _run_cell(
             "messages": hash_images(messages),
         }
         transcript.append(entry)  # in call order, even if the call fails
-        reply, key, hit = await backend(request)
+        reply, key, hit = await backend(request, entry["messages"])
         entry.update(key=key, cache_hit=hit, response=reply.text, **_reply_fields(reply))
         return reply
 
@@ -356,11 +357,11 @@ async def execute(
     log.event("start", cells=len(plan.grid.cells), resumed_rows=len(rows), todo=len(todo))
     undone = 0
 
-    async def replayed(request: ModelRequest) -> tuple[Reply, str, bool]:
-        return await client.complete(request, replay_only=True)
+    async def replayed(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
+        return await client.complete(request, replay_only=True, hashed_messages=hashed)
 
-    async def live(request: ModelRequest) -> tuple[Reply, str, bool]:
-        return await client.complete(request)
+    async def live(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
+        return await client.complete(request, hashed_messages=hashed)
 
     try:
         with (run_dir / "results.jsonl").open("a", encoding="utf-8") as results:
@@ -429,9 +430,9 @@ async def dry_run(plan: Plan) -> dict[str, Any]:
     materials = _Materials(plan.seeds, config.base_seed, renders)
     uncached_calls, estimate, cached_cells = 0, 0.0, 0
 
-    async def estimated(request: ModelRequest) -> tuple[Reply, str, bool]:
+    async def estimated(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
         nonlocal uncached_calls, estimate
-        reply, key = client.cached(request)
+        reply, key = client.cached(request, hashed)
         if reply is not None:
             return reply, key, True
         uncached_calls += 1
