@@ -30,7 +30,7 @@ class StubProcess:
         self.latency_s = latency_s
 
     def __enter__(self) -> str:
-        code = ["-m", "isodyn.testing.openai_stub", str(self.latency_s)]
+        code = ["-m", "isodyn.testing", str(self.latency_s)]
         self.process = subprocess.Popen([sys.executable, *code], stdout=subprocess.PIPE, text=True)
         return self.process.stdout.readline().strip()
 

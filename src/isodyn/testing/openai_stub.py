@@ -73,6 +73,9 @@ class OpenAIStub:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, as real APIs: clients reuse connections
+            # Headers and body go out in separate writes; without this, Nagle's algorithm and the
+            # client's delayed ACK stall every kept-alive response by ~40 ms.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -136,9 +139,3 @@ def serve_forever(latency_s: float = 0.0, text: str = '{"solution": "stub", "sho
     with OpenAIStub(lambda request: ScriptedReply(text=text, delay_s=latency_s)) as stub:
         print(stub.base_url, flush=True)
         threading.Event().wait()
-
-
-if __name__ == "__main__":
-    import sys
-
-    serve_forever(float(sys.argv[1]) if len(sys.argv) > 1 else 0.0)
