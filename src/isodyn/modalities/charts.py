@@ -577,6 +577,15 @@ def planar_weighted_layout(
             return pos, edges, spots
 
 
+def adjacency_statement(labels: list[str]) -> str:
+    """How the LaTeX forms of the graph seeds introduce their adjacency matrix (one wording for all)."""
+    listed = ", ".join(labels)
+    return (
+        f"An undirected graph has nodes {listed} and adjacency matrix $A$ ($A_{{ij}} = 1$ when nodes $i$ and "
+        f"$j$ are joined by an edge); rows and columns are in the order {listed}."
+    )
+
+
 def node_letters(n: int) -> list[str]:
     return [chr(ord("A") + i) for i in range(n)]
 

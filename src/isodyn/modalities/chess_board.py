@@ -257,3 +257,11 @@ def board_png(board: chess.Board, caption: Sequence[str], dpi: int = 100) -> byt
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     return buf.getvalue()
+
+
+# How the FEN forms explain the notation (shared by the chess seeds).
+FEN_LEGEND = (
+    "The FEN lists the ranks from 8 down to 1 (files a to h within a rank; uppercase letters "
+    "are White pieces, lowercase letters Black pieces, digits count empty squares), then the "
+    "side to move (w or b), castling rights, en passant square, halfmove clock and move number."
+)

@@ -14,7 +14,7 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.charts import graph_png, node_letters, place_graph
+from isodyn.modalities.charts import adjacency_statement, graph_png, node_letters, place_graph
 from isodyn.modalities.graphs import adjacency_latex, city_names, road_story
 
 CHOICES = ("Yes", "No")
@@ -151,12 +151,7 @@ class Bipartite(SeedProgram):
             return Representation(modality, text, image_png=png)
         if modality is Modality.LATEX:
             matrix = adjacency_latex(n, edges)
-            text = (
-                f"An undirected graph has nodes {', '.join(labels)} and adjacency matrix $A$ "
-                f"($A_{{ij}} = 1$ when "
-                f"nodes $i$ and $j$ are joined by an edge); rows and columns are in the order "
-                f"{', '.join(labels)}.\n\n$$\n{matrix}\n$$\n\n{variant.question}"
-            )
+            text = f"{adjacency_statement(labels)}\n\n$$\n{matrix}\n$$\n\n{variant.question}"
             return Representation(modality, text, extra={"latex": matrix})
         if modality is Modality.STORY:
             names = city_names(n)

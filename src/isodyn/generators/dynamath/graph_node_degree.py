@@ -11,7 +11,7 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import COLORS, graph_png, node_letters, place_graph
+from isodyn.modalities.charts import COLORS, adjacency_statement, graph_png, node_letters, place_graph
 from isodyn.modalities.graphs import adjacency_latex, city_names, road_story
 
 _COLOR_NAMES = ("red", "blue", "green", "orange", "purple", "yellow", "brown", "gray")
@@ -74,10 +74,8 @@ class NodeDegree(SeedProgram):
         if modality is Modality.LATEX:
             matrix = adjacency_latex(n, edges)
             text = (
-                f"An undirected graph has nodes {', '.join(labels)} and adjacency matrix $A$ "
-                f"($A_{{ij}} = 1$ when "
-                f"nodes $i$ and $j$ are joined by an edge); rows and columns are in the order "
-                f"{', '.join(labels)}. Node {labels[q]} is coloured {p['color']}, all others white.\n\n"
+                f"{adjacency_statement(labels)} Node {labels[q]} is coloured {p['color']}, "
+                "all others white.\n\n"
                 f"$$\n{matrix}\n$$\n\n{variant.question}"
             )
             return Representation(modality, text, extra={"latex": matrix})

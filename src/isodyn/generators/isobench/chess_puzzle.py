@@ -31,6 +31,7 @@ from isodyn.generators.isobench.chess_winner import (
 from isodyn.modalities.chess_board import (
     ANL_LEGEND,
     BOARD_PICTURE_LEGEND,
+    FEN_LEGEND,
     anl_board,
     board_png,
     caption_lines,
@@ -258,10 +259,7 @@ class ChessPuzzle(SeedProgram):
             fen = prm["fen"]
             text = (
                 f"{INTRO}\n\nThe puzzle position in Forsyth-Edwards Notation (FEN):\n\nFEN: {fen}\n\n"
-                "The FEN lists the ranks from 8 down to 1 (files a to h within a rank; uppercase letters "
-                "are White pieces, lowercase letters Black pieces, digits count empty squares), then the "
-                "side to move (w or b), castling rights, en passant square, halfmove clock and move "
-                f"number. In this position it is {side} to move.\n\n{question}"
+                f"{FEN_LEGEND} In this position it is {side} to move.\n\n{question}"
             )
             return Representation(modality, text, extra={"fen": fen})
         if modality is Modality.CODE:

@@ -31,6 +31,7 @@ from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
 from isodyn.modalities.chess_board import (
     ANL_LEGEND,
     BOARD_PICTURE_LEGEND,
+    FEN_LEGEND,
     PIECE_NAMES,
     anl_board,
     board_png,
@@ -396,10 +397,7 @@ class ChessWinner(SeedProgram):
             text = (
                 f"{INTRO}\n\nThe final position of the game in Forsyth-Edwards Notation (FEN):\n\n"
                 f"FEN: {fen}\n\n"
-                "The FEN lists the ranks from 8 down to 1 (files a to h within a rank; uppercase letters "
-                "are White pieces, lowercase letters Black pieces, digits count empty squares), then the "
-                f"side to move (w or b), castling rights, en passant square, halfmove clock and move "
-                f"number. In this position it is {side} to move.\n\n{question}"
+                f"{FEN_LEGEND} In this position it is {side} to move.\n\n{question}"
             )
             return Representation(modality, text, extra={"fen": fen})
         if modality is Modality.CODE:
