@@ -16,7 +16,6 @@ outline, Black pieces are solid black shapes, on light and dark brown squares.
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Sequence
 from functools import cache, lru_cache
@@ -25,13 +24,13 @@ import chess
 import chess.pgn
 import matplotlib
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.patches import PathPatch, Rectangle
 from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
+
+from isodyn.modalities.images import add_axes, figure_png, new_figure
 
 LIGHT_SQUARE = "#f0d9b5"
 DARK_SQUARE = "#b58863"
@@ -229,9 +228,8 @@ def caption_lines(board: chess.Board) -> list[str]:
 
 def board_png(board: chess.Board, caption: Sequence[str], dpi: int = 100) -> bytes:
     """The position as a PNG: an 8x8 board with coordinates, and the `caption` lines below it."""
-    fig = Figure(figsize=(5.0, 6.0), dpi=dpi)
-    FigureCanvasAgg(fig)
-    ax = fig.add_axes((0.08, 0.22, 0.84, 0.7))
+    fig = new_figure((5.0, 6.0), dpi)
+    ax = add_axes(fig, (0.08, 0.22, 0.84, 0.7))
     ax.set_xlim(-0.1, 8.1)
     ax.set_ylim(-0.1, 8.1)
     ax.set_aspect("equal")
@@ -254,9 +252,7 @@ def board_png(board: chess.Board, caption: Sequence[str], dpi: int = 100) -> byt
     for i, line in enumerate(caption):
         weight = "bold" if i == 0 else "normal"
         fig.text(0.5, 0.15 - 0.05 * i, line, ha="center", va="center", fontsize=11, fontweight=weight)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    return buf.getvalue()
+    return figure_png(fig, tight=False)
 
 
 # How the FEN forms explain the notation (shared by the chess seeds).

@@ -400,6 +400,9 @@ def _crossings(edges: list[Edge], pos: dict[int, tuple[float, float]]) -> int:
     return count
 
 
+ENOUGH_PLANAR_TRIES = 4
+
+
 def tidy_layout_positions(
     n: int, edges: Iterable[Sequence[int]], layout: str = "circular", seed: int = 0, tries: int = 16
 ) -> dict[int, tuple[float, float]]:
@@ -407,7 +410,8 @@ def tidy_layout_positions(
 
     Seeded spring layouts (seeds `seed`, `seed + 1`, ...) of a connected graph are kept only if, relative
     to the drawing's size, no two nodes are close and no edge passes close to a node it does not join;
-    of those, the one with the fewest edge crossings wins (then the most spread out, then the earliest).
+    of those, the one with the fewest edge crossings wins (then the most spread out, then the earliest);
+    the search stops after `ENOUGH_PLANAR_TRIES` once a drawing without crossings is among them.
     A disconnected graph, or one with no acceptable spring layout, is drawn on the circle (`circular`).
     """
     edges = normalize_edges(edges)
@@ -443,6 +447,8 @@ def tidy_layout_positions(
         key = (_crossings(edges, pos), -round(closest / extent, 2))
         if best_key is None or key < best_key:
             best, best_key = pos, key
+        if best_key is not None and best_key[0] == 0 and k + 1 >= ENOUGH_PLANAR_TRIES:
+            break  # a drawing without crossings is already found; more tries only spread it a little
     return best
 
 
@@ -461,21 +467,14 @@ def graph_pair_png(
 
     Layouts as in `tidy_layout_positions`.
     """
-    import io
+    from isodyn.modalities.images import add_subplot, figure_png, new_figure
 
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=size, dpi=dpi)
-    FigureCanvasAgg(fig)
+    fig = new_figure(size, dpi)
     for k, (edges, layout, seed, title) in enumerate(
         zip((edges_left, edges_right), layouts, seeds, titles, strict=True)
     ):
-        ax = fig.add_subplot(1, 2, k + 1)
+        ax = add_subplot(fig, 1, 2, k + 1)
         edges = normalize_edges(edges)
         draw_graph(ax, n, edges, tidy_layout_positions(n, edges, layout, seed))
         ax.set_title(title, fontsize=15, fontweight="bold")
-    fig.tight_layout(w_pad=3.0)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    return buf.getvalue()
+    return figure_png(fig, w_pad=3.0)

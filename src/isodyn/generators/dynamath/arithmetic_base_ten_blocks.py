@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
 from matplotlib.patches import Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
@@ -118,16 +119,18 @@ class BaseTenBlocks(SeedProgram):
                     for k in range(n):
                         x0 = x + k * 11
                         ax.add_patch(Rectangle((x0, 0), 10, 10, facecolor=c, edgecolor="black", lw=1.4))
-                        for j in range(1, 10):
-                            ax.plot([x0 + j, x0 + j], [0, 10], color="black", lw=0.5)
-                            ax.plot([x0, x0 + 10], [j, j], color="black", lw=0.5)
+                        grid = [[(x0 + j, 0), (x0 + j, 10)] for j in range(1, 10)]
+                        grid += [[(x0, j), (x0 + 10, j)] for j in range(1, 10)]
+                        ax.add_collection(LineCollection(grid, colors="black", linewidths=0.5), autolim=False)
                     return x + n * 11 - 1 if n else x
                 if kind == "tens":
                     for k in range(n):
                         x0 = x + k * 1.6
                         ax.add_patch(Rectangle((x0, 0), 1, 10, facecolor=c, edgecolor="black", lw=1.2))
-                        for j in range(1, 10):
-                            ax.plot([x0, x0 + 1], [j, j], color="black", lw=0.5)
+                        rungs = LineCollection(
+                            [[(x0, j), (x0 + 1, j)] for j in range(1, 10)], colors="black", linewidths=0.5
+                        )
+                        ax.add_collection(rungs, autolim=False)
                     return x + n * 1.6 - 0.6 if n else x
                 for k in range(n):
                     col, row = divmod(k, 5)

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
 from matplotlib.patches import Circle, Polygon, Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
@@ -151,12 +152,15 @@ class RulerLength(SeedProgram):
                 ax.add_patch(
                     Rectangle((-0.4, 0), RULER_CM + 0.8, 1.5, facecolor="#f3e3b5", edgecolor="black", lw=1.2)
                 )
+                marks = []  # one collection for all ~300 marks: a Line2D each is slow to draw
                 for mm in range(RULER_CM * 10 + 1):
                     x = mm / 10
                     size = 0.55 if mm % 10 == 0 else 0.38 if mm % 5 == 0 else 0.22
-                    ax.plot([x, x], [1.5, 1.5 - size], color="black", lw=1.1 if mm % 10 == 0 else 0.7)
+                    marks.append([(x, 1.5), (x, 1.5 - size)])
                     if mm % 10 == 0:
                         ax.text(x, 0.62, str(mm // 10), ha="center", va="center", fontsize=12)
+                widths = [1.1 if mm % 10 == 0 else 0.7 for mm in range(len(marks))]
+                ax.add_collection(LineCollection(marks, colors="black", linewidths=widths), autolim=False)
                 ax.text(RULER_CM + 0.25, 0.22, "cm", ha="right", va="center", fontsize=11)
                 draw_object(ax, p["object"], a, b, 2.25, 0.42)
                 for x in (a, b):
