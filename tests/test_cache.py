@@ -1,4 +1,5 @@
 import base64
+import hashlib
 import json
 import subprocess
 import sys
@@ -6,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from isodyn.cache import ModelRequest, Reply, ResponseCache, cache_key
+from isodyn.cache import KEY_VERSION, ModelRequest, Reply, ResponseCache, cache_key
 
 
 def image_message(png: bytes) -> list[dict]:
@@ -100,3 +101,29 @@ def test_render_cache_replays_images_without_redrawing(tmp_path, monkeypatch) ->
     assert RenderCache(tmp_path).representation(seed, variant, Modality.IMAGE) == drawn
     with pytest.raises(AssertionError, match="rendered again"):  # another variant is not in the memo
         RenderCache(tmp_path).representation(seed, seed.variant(6), Modality.IMAGE)
+
+
+def test_key_is_the_sha256_of_the_documented_canonical_json() -> None:
+    """The layout the module docstring documents, computed here from scratch: keys already on users'
+    disks must keep matching, whatever the implementation does to be fast."""
+    request = ModelRequest(
+        model="openai/gpt-4o",
+        messages=[{"role": "user", "content": "Ünïcode: is 2 + 2 = 4?"}],
+        params={"temperature": 0.0, "max_tokens": 64},
+        api_base="http://127.0.0.1:9/v1",
+        repeat=1,
+        step="answer",
+        sample=2,
+    )
+    document = {
+        "version": KEY_VERSION,
+        "model": "openai/gpt-4o",
+        "api_base": "http://127.0.0.1:9/v1",
+        "params": {"max_tokens": 64, "temperature": 0.0},
+        "messages": [{"role": "user", "content": "Ünïcode: is 2 + 2 = 4?"}],
+        "repeat": 1,
+        "sample": 2,
+        "step": "answer",
+    }
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert cache_key(request) == hashlib.sha256(canonical.encode()).hexdigest()

@@ -259,3 +259,34 @@ def test_the_text_of_the_right_option_is_accepted_and_another_rejected(choices, 
     assert (rejected.correct, rejected.reason) == (False, "ok"), (choices, truth, rejected)
     lettered = score(f"The answer is ({truth}).", truth, MC, choices)
     assert (lettered.correct, lettered.reason) == (True, "ok"), (choices, truth, lettered)
+
+
+def reference_balanced_objects(text: str) -> list[str]:
+    """The top-level `{...}` of `text`, one character at a time (strings and escapes respected)."""
+    found, depth, start, in_string, escaped = [], 0, -1, False, False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"' and depth > 0:
+            in_string = True
+        elif ch == "{":
+            start = i if depth == 0 else start
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                found.append(text[start : i + 1])
+    return found
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet='{}"\\ab :,x\n', max_size=40))
+def test_brace_scanner_matches_a_character_by_character_scan(text: str) -> None:
+    from isodyn.scoring.extract import _balanced_objects
+
+    assert _balanced_objects(text) == reference_balanced_objects(text)

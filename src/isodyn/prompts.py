@@ -19,8 +19,14 @@ def _environment() -> jinja2.Environment:
         ),
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # prompts are plain text, not HTML
+        auto_reload=False,  # templates ship with the package; no stat() of the file per prompt
     )
 
 
+@cache
+def _template(name: str) -> jinja2.Template:
+    return _environment().get_template(name)
+
+
 def render_template(name: str, **values: Any) -> str:
-    return _environment().get_template(name).render(**values).strip()
+    return _template(name).render(**values).strip()

@@ -68,6 +68,10 @@ def _data_uri_digest(url: str) -> str:
     return "sha256:" + hashlib.sha256(base64.b64decode(url.split(",", 1)[1])).hexdigest()
 
 
+# json.dumps with these settings, built once: dumps builds a new encoder per call when given options.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def cache_key(request: ModelRequest, hashed_messages: Any = None) -> str:
     """`hashed_messages`: `hash_images(request.messages)` when the caller has it already."""
     document = {
@@ -80,8 +84,7 @@ def cache_key(request: ModelRequest, hashed_messages: Any = None) -> str:
         "sample": request.sample,
         "step": request.step,
     }
-    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return hashlib.sha256(_CANONICAL.encode(document).encode()).hexdigest()
 
 
 class ResponseCache:

@@ -62,6 +62,7 @@ def _unwrap(text: str) -> str:
     return _LATEX_TEXT.sub(r"\1", text)
 
 
+@lru_cache(maxsize=8192)  # options and short answers recur in every cell of a run
 def _normalize_text(text: str) -> str:
     text = _unwrap(text).replace("$", "").replace("**", "")
     return re.sub(r"\s+", " ", text.strip().strip(".").strip()).casefold()
@@ -85,6 +86,7 @@ _LETTER_MENTION = re.compile(
 _NEGATED = re.compile(r"(?:\b(?:not|nor|neither|never)|n't)\s+(?:(?:a|an|the|necessarily|really)\s+)?$")
 
 
+@lru_cache(maxsize=4096)
 def _option_pattern(option: str) -> re.Pattern[str]:
     # Boundaries that also work for numbers and LaTeX: `5` is not in `15`, `-5` or `5.2`.
     return re.compile(rf"(?<![\w.\\-]){re.escape(_normalize_text(option))}(?![\w]|\.\d)")

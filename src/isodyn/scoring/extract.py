@@ -48,20 +48,28 @@ class Extraction:
     method: str  # json, json_lenient, json_key_regex, boxed, answer_line, choice, last_number, none
 
 
+_STRUCTURE = re.compile(r'[{}"\\]')  # the only characters that move the scanner below
+
+
 def _balanced_objects(text: str) -> list[str]:
-    """Every top-level `{...}` substring with balanced braces (strings are respected)."""
-    found, depth, start, in_string, quote, escaped = [], 0, -1, False, "", False
-    for i, ch in enumerate(text):
+    """Every top-level `{...}` substring with balanced braces (strings are respected).
+
+    Visits only braces, quotes and backslashes (a regex finds them), not every character: replies
+    run to thousands of characters and every cached cell is re-graded on a rerun.
+    """
+    found, depth, start, in_string, escaped_at = [], 0, -1, False, -1
+    for match in _STRUCTURE.finditer(text):
+        i, ch = match.start(), match.group()
+        if i == escaped_at:
+            continue  # the character after a backslash inside a string
         if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
+            if ch == "\\":
+                escaped_at = i + 1
+            elif ch == '"':
                 in_string = False
             continue
         if ch == '"' and depth > 0:
-            in_string, quote = True, ch
+            in_string = True
         elif ch == "{":
             if depth == 0:
                 start = i
