@@ -40,6 +40,8 @@ class RenderCache:
         self._store = diskcache.Cache(str(directory))
 
     def representation(self, seed: SeedProgram, variant: Variant, modality: Modality) -> Representation:
+        if not seed.memoizable:
+            return seed.representation(variant, modality)
         key = f"{variant.seed_id}|{variant.fingerprint()}|{modality.value}|{renderer_version(type(seed))}"
         found = self._store.get(key)
         if found is None:
@@ -49,6 +51,8 @@ class RenderCache:
 
     def variant(self, seed: SeedProgram, index: int, base_seed: int) -> Variant:
         """The seed's variant, memoized too: some seeds spend milliseconds in SymPy drawing one."""
+        if not seed.memoizable:
+            return seed.variant(index, base_seed)
         key = f"variant|{seed.seed_id}|{index}|{base_seed}|{renderer_version(type(seed))}"
         found = self._store.get(key)
         if found is None:

@@ -25,6 +25,9 @@ class ExperimentConfig:
     strategies: tuple[str, ...] = ("zeroshot",)
     modalities: tuple[Modality, ...] = tuple(Modality)
     seeds: tuple[str, ...] = ()  # empty: a small default set; ("all",): every registered seed
+    # A DynaMath release folder (trial1..trialN/dataset.json): its items are the seeds (ids = its keys,
+    # `seeds=` picks some) and its trial folders the variants.
+    dataset: Path | None = None
     variants: int = 3  # variant indices 0 .. variants-1 of every seed
     base_seed: int = 0
     repeats: int = 1
@@ -116,6 +119,7 @@ _PARSERS = {
     "strategies": _split,
     "modalities": _modalities,
     "seeds": _split,
+    "dataset": Path,
     "variants": positive_int,
     "base_seed": int,
     "repeats": positive_int,
@@ -160,8 +164,18 @@ def parse_key_values(
 
 
 def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> ExperimentConfig:
-    """Apply `key=value` words to the defaults; raise ConfigError on the first bad one."""
-    return replace(base or ExperimentConfig(), **parse_key_values(args, _PARSERS, _ALIASES))
+    """Apply `key=value` words to the defaults; raise ConfigError on the first bad one.
+
+    With `dataset=` and no `variants=`, every trial folder of the release is a variant."""
+    values = parse_key_values(args, _PARSERS, _ALIASES)
+    if values.get("dataset") is not None and "variants" not in values:
+        from isodyn.generators.release import ReleaseError, open_release
+
+        try:
+            values["variants"] = len(open_release(values["dataset"]).trials)
+        except ReleaseError as exc:
+            raise ConfigError(str(exc)) from exc
+    return replace(base or ExperimentConfig(), **values)
 
 
 def non_negative_float(value: str) -> float:

@@ -36,6 +36,7 @@ from isodyn.experiments.llm import (
     redact,
 )
 from isodyn.generators import SeedProgram, all_seeds
+from isodyn.generators.release import ReleaseError, release_seeds
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
 from isodyn.scoring import score_reply
 from isodyn.strategies import CellContext, ComposedStrategy, ModelFacts, StrategyError, parse_strategy
@@ -81,8 +82,17 @@ def _checked_strategies(config: ExperimentConfig) -> dict[str, ComposedStrategy]
     return strategies
 
 
-def plan_experiment(config: ExperimentConfig) -> Plan:
-    """Validate every name in the config; raise ConfigError or ModelError before anything is written."""
+def _checked_seeds(config: ExperimentConfig) -> dict[str, SeedProgram]:
+    if config.dataset is not None:
+        keys = () if config.seeds == ("all",) else config.seeds
+        try:
+            released: dict[str, SeedProgram] = dict(release_seeds(config.dataset, keys))
+        except ReleaseError as exc:
+            raise ConfigError(str(exc)) from exc
+        available = next(iter(released.values())).variant_space
+        if config.variants > available:
+            raise ConfigError(f"variants={config.variants}, but {config.dataset} has {available} trials")
+        return released
     known_seeds = all_seeds()
     chosen = tuple(known_seeds) if config.seeds == ("all",) else config.seeds or DEFAULT_SEEDS
     unknown = [s for s in chosen if s not in known_seeds]
@@ -90,7 +100,12 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
         raise ConfigError(f"unknown seed {unknown[0]!r}; valid: {', '.join(known_seeds)}")
     if config.variants > DEMO_INDEX_START:
         raise ConfigError(f"variants must be at most {DEMO_INDEX_START} (higher indices are demonstrations)")
-    seeds = {s: known_seeds[s] for s in chosen}
+    return {s: known_seeds[s] for s in chosen}
+
+
+def plan_experiment(config: ExperimentConfig) -> Plan:
+    """Validate every name in the config; raise ConfigError or ModelError before anything is written."""
+    seeds = _checked_seeds(config)
     strategies = _checked_strategies(config)
     models = {name: _checked_model(name, config) for name in config.models}
     describer = _checked_model(config.describer, config) if config.describer else None
@@ -120,6 +135,8 @@ RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base
 def run_identity(config: ExperimentConfig) -> str:
     settings = config.to_json()
     chosen = {k: settings[k] for k in RUN_IDENTITY}
+    if config.dataset is not None:  # only then, so runs on generated seeds keep their identity
+        chosen["dataset"] = str(config.dataset.resolve())
     return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()[:12]
 
 

@@ -49,6 +49,9 @@ class SeedProgram(ABC):
     # then has answer classes[i % len(classes)], so any n consecutive variants are balanced by
     # construction (IsoBench's sets are balanced per class).
     classes: ClassVar[tuple[str, ...]] = ()
+    # False: the render cache neither stores nor replays this seed's variants and renderings
+    # (seeds read from files that may change under the same id).
+    memoizable: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -1,0 +1,196 @@
+"""DynaMath's released items as seeds, so strategies run on the paper's own variants (`dataset=PATH`).
+
+Layout of the public release (DynaMath, arXiv 2411.00836): a folder with one subfolder per variant,
+`trial1` .. `trial10`. Each holds `dataset.json`, a dict keyed "1".."501" whose items carry
+`question`, `answer`, `image` (a path inside the subfolder, e.g. `image/169.png`), `answer_type`
+(`multiple choice`, `float`, `free form`), `subject` and `level`.
+
+Each key becomes a seed whose id is the key; variant i is the item in folder `trial<i+1>`. A release
+has no generator, no worked solutions and no text forms: its items are shown as images only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
+from isodyn.generators.base import SeedProgram
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_TRIAL = re.compile(r"trial(\d+)$")
+_CHOICES_START = re.compile(r"\bchoices?\s*:", re.IGNORECASE)
+_CHOICE = re.compile(r"\(([A-J])\)\s*(.*?)\s*(?=,?\s*\([A-J]\)|$)", re.DOTALL)
+
+_TOPICS = {
+    "plane geometry": Topic.PLANE_GEOMETRY, "pg": Topic.PLANE_GEOMETRY,
+    "solid geometry": Topic.SOLID_GEOMETRY, "sg": Topic.SOLID_GEOMETRY,
+    "analytic geometry": Topic.ANALYTIC_GEOMETRY, "ag": Topic.ANALYTIC_GEOMETRY,
+    "algebra": Topic.ALGEBRA, "al": Topic.ALGEBRA,
+    "puzzle test": Topic.PUZZLE_TEST, "pt": Topic.PUZZLE_TEST,
+    "graph theory": Topic.GRAPH_THEORY, "gt": Topic.GRAPH_THEORY,
+    "statistics": Topic.STATISTICS, "st": Topic.STATISTICS,
+    "scientific figure": Topic.SCIENTIFIC_FIGURE, "sf": Topic.SCIENTIFIC_FIGURE,
+    "arithmetic": Topic.ARITHMETIC, "ar": Topic.ARITHMETIC,
+}  # fmt: skip
+_LEVELS = {
+    "elementary school": Level.ELEMENTARY, "elementary": Level.ELEMENTARY,
+    "high school": Level.HIGH_SCHOOL, "undergraduate": Level.UNDERGRADUATE,
+}  # fmt: skip
+_ANSWER_TYPES = {
+    "multiple choice": AnswerType.MULTIPLE_CHOICE, "float": AnswerType.FLOAT,
+    "free form": AnswerType.TEXT, "text": AnswerType.TEXT, "int": AnswerType.INT,
+    "integer": AnswerType.INT,
+}  # fmt: skip
+
+
+class ReleaseError(ValueError):
+    """A release folder that cannot be read; the message is one line naming the problem."""
+
+
+def _label(value: Any) -> str:
+    return re.sub(r"[\s_\-]+", " ", str(value)).strip().lower()
+
+
+def _lookup(table: dict[str, Any], value: Any, what: str, where: str) -> Any:
+    found = table.get(_label(value))
+    if found is None:
+        raise ReleaseError(f"{where}: unknown {what} {value!r}; expected one of {', '.join(sorted(table))}")
+    return found
+
+
+def parse_choices(question: str) -> tuple[str, ...]:
+    """The options listed after `Choices:` as `(A) x (B) y ...`; () unless they run A, B, C, ..."""
+    start = _CHOICES_START.search(question)
+    if start is None:
+        return ()
+    found = _CHOICE.findall(question[start.end() :])
+    letters = [letter for letter, _ in found]
+    if len(found) < 2 or letters != list("ABCDEFGHIJ"[: len(found)]):
+        return ()
+    return tuple(text.strip().rstrip(",").strip() for _, text in found)
+
+
+@dataclass(frozen=True)
+class Release:
+    root: Path
+    trials: tuple[Path, ...]  # trial1, trial2, ... in number order
+
+    def items(self, index: int) -> dict[str, dict[str, Any]]:
+        return _load_items(self.trials[index] / "dataset.json")
+
+
+@cache
+def _load_items(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReleaseError(f"{path}: cannot read it as JSON ({exc})") from exc
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise ReleaseError(f"{path}: expected a dict of items keyed by question number")
+    return {str(k): v for k, v in data.items()}
+
+
+def open_release(root: Path | str) -> Release:
+    root = Path(root)
+    if not root.is_dir():
+        raise ReleaseError(f"dataset folder {root} does not exist")
+    numbered = {}
+    for child in root.iterdir():
+        if (match := _TRIAL.fullmatch(child.name)) and (child / "dataset.json").is_file():
+            numbered[int(match.group(1))] = child
+    if not numbered:
+        raise ReleaseError(f"{root}: no trial<N>/dataset.json folders (DynaMath's release layout)")
+    numbers = sorted(numbered)
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise ReleaseError(f"{root}: trial folders must be numbered 1..N, found {numbers}")
+    return Release(root, tuple(numbered[n] for n in numbers))
+
+
+class ReleasedItem(SeedProgram):
+    """One released question; its variants are the trial folders. Not in the seed registry."""
+
+    modalities = (Modality.IMAGE,)
+    variation_types = ()
+    memoizable = False  # the files may change under the same id: always read them
+
+    def __init__(self, release: Release, key: str) -> None:
+        first = release.items(0).get(key)
+        if first is None:
+            raise ReleaseError(f"{release.trials[0]}: no item {key!r}")
+        where = f"{release.trials[0] / 'dataset.json'} item {key}"
+        self.release = release
+        self.seed_id = key
+        self.topic = _lookup(_TOPICS, first.get("subject"), "subject", where)
+        self.level = _lookup(_LEVELS, first.get("level"), "level", where)
+        self.answer_type = _lookup(_ANSWER_TYPES, first.get("answer_type"), "answer type", where)
+        self.variant_space = len(release.trials)
+
+    def variant(self, index: int, base_seed: int = 0) -> Variant:
+        if not 0 <= index < len(self.release.trials):
+            raise ReleaseError(
+                f"item {self.seed_id} has {len(self.release.trials)} variants (trial folders); "
+                f"there is no variant {index}"
+            )
+        item = self.release.items(index).get(self.seed_id)
+        if item is None:
+            raise ReleaseError(f"{self.release.trials[index]}: no item {self.seed_id!r}")
+        question = str(item.get("question", "")).strip()
+        image = self._image_path(index, item)
+        return Variant(
+            seed_id=self.seed_id,
+            index=index,
+            base_seed=base_seed,
+            topic=self.topic,
+            level=self.level,
+            answer_type=self.answer_type,
+            question=question,
+            answer=str(item.get("answer", "")).strip(),
+            params={
+                "image": str(image.relative_to(self.release.root)),
+                "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
+            },
+            choices=parse_choices(question) if self.answer_type is AnswerType.MULTIPLE_CHOICE else (),
+            solution="",
+            variation_types=(),
+        )
+
+    def _image_path(self, index: int, item: dict[str, Any]) -> Path:
+        folder = self.release.trials[index]
+        named = str(item.get("image", ""))
+        for candidate in (folder / named, folder / "image" / Path(named).name):
+            if named and candidate.is_file():
+                return candidate
+        raise ReleaseError(f"{folder}: item {self.seed_id}'s image {named!r} is missing")
+
+    def render(self, variant: Variant, modality: Modality) -> Representation:
+        data = (self.release.root / variant.params["image"]).read_bytes()
+        return Representation(modality, variant.question, image_png=as_png(data))
+
+
+def as_png(data: bytes) -> bytes:
+    """PNG bytes of an image file (released images are PNG; others are converted)."""
+    if data.startswith(PNG_SIGNATURE):
+        return data
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.open(io.BytesIO(data)).save(buffer, format="png")
+    return buffer.getvalue()
+
+
+def release_seeds(root: Path | str, keys: tuple[str, ...] = ()) -> dict[str, ReleasedItem]:
+    """The release's items as seeds (all of them, or those in `keys`), in key order."""
+    release = open_release(root)
+    available = release.items(0)
+    chosen = keys or tuple(sorted(available, key=lambda k: (len(k), k)))
+    missing = [k for k in chosen if k not in available]
+    if missing:
+        raise ReleaseError(f"no item {missing[0]!r} in {release.trials[0] / 'dataset.json'}")
+    return {key: ReleasedItem(release, key) for key in chosen}
