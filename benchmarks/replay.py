@@ -30,6 +30,8 @@ WORDS = [
     "modalities=latex,code,story", "quiet=1",
 ]  # fmt: skip
 
+RERUNS = 3
+
 TIMED = """
 import asyncio, json, sys, time
 started = time.perf_counter()
@@ -62,11 +64,15 @@ def main() -> None:
         plan = plan_experiment(parse_overrides(words))
         fill = asyncio.run(execute(plan, new_run_dir(plan.config)))
         fill_s = time.perf_counter() - started
-        timed = subprocess.run(
-            [sys.executable, "-c", TIMED, json.dumps(words)], capture_output=True, text=True
-        )
-        replay = json.loads(timed.stdout)
-        assert replay["calls"] == 0, timed.stderr
+        reruns = []
+        for _ in range(RERUNS):  # this machine's speed wanders; the best of a few is the code's
+            timed = subprocess.run(
+                [sys.executable, "-c", TIMED, json.dumps(words)], capture_output=True, text=True
+            )
+            reruns.append(json.loads(timed.stdout))
+            assert reruns[-1]["calls"] == 0, timed.stderr
+        replay = min(reruns, key=lambda r: r["run_s"])
+        median_run_s = sorted(r["run_s"] for r in reruns)[len(reruns) // 2]
         store = diskcache.Cache(str(Path(tmp) / "cache" / "responses"))
         keys = list(store.iterkeys())
         started = time.perf_counter()
@@ -78,7 +84,10 @@ def main() -> None:
     print(f"cells                                   {cells}")
     fill_rate, run_rate = fill.summary["cells"] / fill_s, cells / replay["run_s"]
     print(f"fill run (instant fake model)           {fill_s:.2f} s   {fill_rate:,.0f} cells/s")
-    print(f"cached rerun, run phase                 {replay['run_s']:.2f} s   {run_rate:,.0f} cells/s")
+    print(
+        f"cached rerun, run phase                 {replay['run_s']:.2f} s   {run_rate:,.0f} cells/s "
+        f"(best of {RERUNS}; median {cells / median_run_s:,.0f} cells/s)"
+    )
     print(
         f"cached rerun, whole process             {replay['total_s']:.2f} s   "
         f"{cells / replay['total_s']:,.0f} cells/s (imports, seeds, planning: {replay['plan_s']:.2f} s)"

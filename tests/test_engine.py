@@ -202,10 +202,11 @@ def test_dry_run_and_cache_commands(tmp_path) -> None:
         assert "4 cached (100%)" in dry.stderr and "0 calls needed" in dry.stderr
     stats = exp("cache", "stats", f"cache_dir={tmp_path / 'c'}")
     assert "4 replies" in stats.stderr and "last run: 0 hits, 4 calls" in " ".join(stats.stderr.split())
+    assert "4 memoized cells" in stats.stderr
     prune = exp("cache", "prune", "older_than=1d", f"cache_dir={tmp_path / 'c'}")
-    assert "removed 0 replies" in prune.stderr
+    assert "removed 0 replies" in prune.stderr and "4 memoized cells" in prune.stderr
     clear = exp("cache", "clear", f"cache_dir={tmp_path / 'c'}")
-    assert "removed 4 replies" in clear.stderr
+    assert "removed 4 replies and 0 memoized cells" in " ".join(clear.stderr.split())
     bad = exp("cache", "prune", f"cache_dir={tmp_path / 'c'}")
     assert bad.returncode == 2 and "older_than" in bad.stderr
 

@@ -15,6 +15,7 @@ from PIL import Image
 
 from isodyn.core import AnswerType, Level, Topic
 from isodyn.experiments.config import ConfigError, parse_overrides
+from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
 from isodyn.generators.release import parse_choices, release_seeds
 from isodyn.testing import OpenAIStub, ScriptedReply
@@ -123,6 +124,9 @@ def test_run_on_a_release_sends_its_images_and_scores_its_answers(release: Path,
         assert skipped == []  # text modalities are not renderable: no cells at all
         again = asyncio.run(execute(plan, new_run_dir(plan.config)))
         assert again.summary["calls_made"] == 0 and len(stub.requests) == 9
+        memo = ReplayMemo(tmp_path / "cache" / "replays", config)
+        assert len(memo) == 0  # files may change under the same id: never memoized
+        memo.close()
 
 
 def test_bad_release_settings_are_one_line_errors(release: Path, tmp_path: Path) -> None:

@@ -159,6 +159,8 @@ def cache(
     """The response cache: `stats` (entries, size, last run's hit rate), `clear`, `prune older_than=30d`."""
     import json
 
+    import diskcache
+
     from isodyn.cache import ResponseCache
     from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
 
@@ -178,13 +180,15 @@ def cache(
         raise fail(str(exc)) from None
     root = chosen.get("cache_dir", default_cache_dir())
     store = ResponseCache(root / "responses")
+    memo = diskcache.Cache(str(root / "replays"))  # cell memo (experiments/memo.py): reply copies
     try:
         if action == "stats":
             last_path = root / "last_run.json"
             last = json.loads(last_path.read_text()) if last_path.is_file() else None
             rate = "–" if not last or last["hit_rate"] is None else f"{100 * last['hit_rate']:.1f}%"
             console.print(
-                f"cache {root}: {len(store)} replies, {store.volume() / 1e6:.1f} MB; last run: "
+                f"cache {root}: {len(store)} replies, {store.volume() / 1e6:.1f} MB; "
+                f"{len(memo)} memoized cells, {memo.volume() / 1e6:.1f} MB; last run: "
                 + (
                     f"{last['cache_hits']} hits, {last['calls_made']} calls, hit rate {rate}"
                     if last
@@ -194,12 +198,18 @@ def cache(
             )
         elif action == "clear":
             count = store.clear()
-            console.print(f"removed {count} replies from {root}", highlight=False)
+            cells = memo.clear()
+            console.print(f"removed {count} replies and {cells} memoized cells from {root}", highlight=False)
         else:
             count = store.prune(chosen["older_than"])
-            console.print(f"removed {count} replies older than {settings} from {root}", highlight=False)
+            cells = memo.clear()  # an entry may hold a pruned reply; the next rerun rebuilds them
+            console.print(
+                f"removed {count} replies older than {settings} and {cells} memoized cells from {root}",
+                highlight=False,
+            )
     finally:
         store.close()
+        memo.close()
 
 
 def _bootstrap_parsers() -> dict[str, Any]:

@@ -9,14 +9,22 @@ from enum import StrEnum
 from typing import Any
 
 
-class AnswerType(StrEnum):
+class _Label(StrEnum):
+    """A StrEnum that unpickles by member name, a plain attribute lookup (Enum's own way calls the
+    class with the value); variants are unpickled from the caches on every cell of a rerun."""
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, tuple[type, str]]:
+        return getattr, (type(self), self.name)
+
+
+class AnswerType(_Label):
     MULTIPLE_CHOICE = "multiple_choice"
     FLOAT = "float"
     INT = "int"
     TEXT = "text"
 
 
-class Topic(StrEnum):
+class Topic(_Label):
     """DynaMath's nine topics (Table 1) plus IsoBench's domains."""
 
     PLANE_GEOMETRY = "plane_geometry"
@@ -34,20 +42,20 @@ class Topic(StrEnum):
     ISO_SCIENCE = "iso_science"
 
 
-class Level(StrEnum):
+class Level(_Label):
     ELEMENTARY = "elementary"
     HIGH_SCHOOL = "high_school"
     UNDERGRADUATE = "undergraduate"
 
 
-class Modality(StrEnum):
+class Modality(_Label):
     IMAGE = "image"
     LATEX = "latex"
     CODE = "code"
     STORY = "story"
 
 
-class VariationType(StrEnum):
+class VariationType(_Label):
     """DynaMath's seven variation types (Section 3.2)."""
 
     NUMERICAL_VALUE = "numerical_value"

@@ -35,6 +35,7 @@ from isodyn.experiments.llm import (
     estimate_cost,
     redact,
 )
+from isodyn.experiments.memo import Replay, ReplayMemo
 from isodyn.generators import SeedProgram, all_seeds
 from isodyn.generators.release import ReleaseError, release_seeds
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
@@ -234,20 +235,89 @@ Backend = Callable[[ModelRequest, Any], Awaitable[tuple[Reply, str, bool]]]
 
 
 async def _run_cell(
-    plan: Plan, cell: Cell, materials: _Materials, client: CachedClient, run_dir: Path, backend: Backend
+    plan: Plan,
+    cell: Cell,
+    materials: _Materials,
+    client: CachedClient,
+    run_dir: Path,
+    backend: Backend,
+    memo: ReplayMemo | None = None,
 ) -> dict[str, Any]:
     """One cell's row. `backend` makes (or replays, or estimates) each call; a CacheMiss (replay-only
-    pass) or BudgetExhausted propagates so the cell is left for later instead of recorded."""
+    pass) or BudgetExhausted propagates so the cell is left for later instead of recorded. With a
+    `memo`, a cell that ran before is replayed from it, and a cell that runs now is stored in it."""
+    strategy = plan.strategies[cell.strategy]
+    if memo is not None and not (strategy.memoizable and plan.seeds[cell.seed_id].memoizable):
+        memo = None
+    remembered = _from_memo(memo, cell, client) if memo is not None else None
+    if remembered is not None:
+        transcript, replay = remembered
+        return _scored_row(cell, replay.variant, replay.scored_variant(), replay.response, replay.notes,
+                           transcript)  # fmt: skip
     variant = materials.variant(cell.seed_id, cell.variant)
     row = _base_row(cell, variant)
     empty = {"extracted": None, "correct": None, "response": None, "transcript": []}
-    strategy = plan.strategies[cell.strategy]
     ctx = _context(plan, cell, materials, client, run_dir)
     reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
     if reason:
         return {**row, **empty, "reason": f"skipped: {reason}"}
-    representation = materials.render(variant, cell.modality)
     transcript: list[dict[str, Any]] = []
+    try:
+        reply = await _run_strategy(plan, cell, strategy, variant, materials, ctx, backend, transcript)
+    except (CacheMiss, BudgetExhausted):
+        raise
+    except Exception as exc:  # a failed call is recorded on its cell; the run goes on
+        failed = {**row, **empty, "transcript": transcript, "notes": ctx.notes}
+        return {**failed, "reason": error_reason(exc), "error": redact(str(exc))[:500]}
+    scored = ctx.scored_variant or variant
+    if memo is not None:
+        calls = [{k: v for k, v in t.items() if k != "cache_hit"} for t in transcript]
+        other = None if scored is variant else scored.to_json()
+        memo.put(cell, Replay(variant, calls, reply.text, ctx.notes, other))
+    return _scored_row(cell, variant, scored, reply.text, ctx.notes, transcript)
+
+
+def _scored_row(
+    cell: Cell,
+    variant: Variant,
+    scored: Variant,
+    text: str,
+    notes: dict[str, Any],
+    transcript: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The row of a cell whose strategy finished: the final reply graded against `scored`."""
+    score = score_reply(text, scored)
+    calls = [t for t in transcript if "key" in t]
+    return {
+        **_base_row(cell, variant),
+        "truth": scored.answer,
+        "choices": list(scored.choices),
+        "extracted": score.extracted,
+        "correct": score.correct,
+        "reason": score.reason,
+        "method": score.method,
+        "response": text,
+        "notes": notes,
+        "transcript": transcript,
+        "cache_hit": all(t["cache_hit"] for t in calls),
+        "prompt_tokens": sum(t["prompt_tokens"] for t in calls),
+        "completion_tokens": sum(t["completion_tokens"] for t in calls),
+        "cost_usd": sum(t["cost_usd"] for t in calls),
+    }
+
+
+async def _run_strategy(
+    plan: Plan,
+    cell: Cell,
+    strategy: ComposedStrategy,
+    variant: Variant,
+    materials: _Materials,
+    ctx: CellContext,
+    backend: Backend,
+    transcript: list[dict[str, Any]],
+) -> Reply:
+    """Draw the cell's representation and run its strategy; every call is appended to `transcript`."""
+    representation = materials.render(variant, cell.modality)
 
     async def ask(
         messages: list[dict[str, Any]], step: str, *, model: str | None = None, sample: int = 0
@@ -273,32 +343,24 @@ async def _run_cell(
         entry.update(key=key, cache_hit=hit, response=reply.text, **_reply_fields(reply))
         return reply
 
-    try:
-        reply = await strategy.run(variant, representation, ask, ctx)
-    except (CacheMiss, BudgetExhausted):
-        raise
-    except Exception as exc:  # a failed call is recorded on its cell; the run goes on
-        failed = {**row, **empty, "transcript": transcript, "notes": ctx.notes}
-        return {**failed, "reason": error_reason(exc), "error": redact(str(exc))[:500]}
-    scored = ctx.scored_variant or variant
-    score = score_reply(reply.text, scored)
-    calls = [t for t in transcript if "key" in t]
-    return {
-        **row,
-        "truth": scored.answer,
-        "choices": list(scored.choices),
-        "extracted": score.extracted,
-        "correct": score.correct,
-        "reason": score.reason,
-        "method": score.method,
-        "response": reply.text,
-        "notes": ctx.notes,
-        "transcript": transcript,
-        "cache_hit": all(t["cache_hit"] for t in calls),
-        "prompt_tokens": sum(t["prompt_tokens"] for t in calls),
-        "completion_tokens": sum(t["completion_tokens"] for t in calls),
-        "cost_usd": sum(t["cost_usd"] for t in calls),
-    }
+    return await strategy.run(variant, representation, ask, ctx)
+
+
+MEMO_CALL_HEAD = ("step", "model", "sample", "messages", "key")
+
+
+def _from_memo(
+    memo: ReplayMemo, cell: Cell, client: CachedClient
+) -> tuple[list[dict[str, Any]], Replay] | None:
+    """The cell's transcript from its memo entry (every call a cache hit), or None."""
+    replay = memo.get(cell)
+    if replay is None:
+        return None
+    transcript = [
+        {**{k: call[k] for k in MEMO_CALL_HEAD}, "cache_hit": True, **call} for call in replay.calls
+    ]  # the keys in the order of a transcript made by calling
+    client.cache_hits += len(transcript)
+    return transcript, replay
 
 
 def row_line(row: dict[str, Any]) -> bytes:
@@ -376,6 +438,7 @@ async def execute(
     (run_dir / "config.json").write_text(json.dumps(config.to_json(), indent=2) + "\n")
     cache_store = ResponseCache(config.cache_dir / "responses")
     renders = RenderCache(config.cache_dir / "renders")
+    memo = ReplayMemo(config.cache_dir / "replays", config)
     log = RunLog(run_dir / "log.jsonl")
     client = CachedClient(cache_store, _limits(config), Budget(config.max_cost), log)
     materials = _Materials(plan.seeds, config.base_seed, renders)
@@ -395,7 +458,8 @@ async def execute(
     # collector's sight, or each full collection rescans them (a tenth of a cached rerun's time).
     gc.freeze()
     try:
-        with (run_dir / "results.jsonl").open("ab") as results:
+        # A large buffer: replayed rows are written in big blocks; live rows are flushed one by one.
+        with (run_dir / "results.jsonl").open("ab", buffering=1 << 20) as results:
 
             def record(row: dict[str, Any], flush: bool = True) -> None:
                 results.write(row_line(row))
@@ -408,8 +472,8 @@ async def execute(
             pending = []
             for cell in todo:
                 try:
-                    # Replayed rows cost nothing to redo, so they are not flushed one by one.
-                    record(await _run_cell(plan, cell, materials, client, run_dir, replayed), flush=False)
+                    row = await _run_cell(plan, cell, materials, client, run_dir, replayed, memo)
+                    record(row, flush=False)  # a replayed row costs nothing to redo: no flush each
                 except CacheMiss:
                     pending.append(cell)
             results.flush()
@@ -418,7 +482,7 @@ async def execute(
             async def guarded(cell: Cell) -> dict[str, Any] | None:
                 async with cells_in_flight:
                     try:
-                        return await _run_cell(plan, cell, materials, client, run_dir, live)
+                        return await _run_cell(plan, cell, materials, client, run_dir, live, memo)
                     except BudgetExhausted:
                         return None
 
@@ -431,6 +495,7 @@ async def execute(
     finally:
         cache_store.close()
         renders.close()
+        memo.close()
     summary = summarize(rows, client, plan.grid, time.perf_counter() - started, undone)
     if client.budget.limit_usd is not None:
         summary["max_cost"] = client.budget.limit_usd

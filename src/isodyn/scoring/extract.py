@@ -36,6 +36,8 @@ _SHORT_ANSWER_KEYS = ("short answer", "shortanswer", "final answer", "answer")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _BARE_LATEX = re.compile(r"(?<!\\)\\(?=[a-zA-Z]{2,})")  # `\frac` inside a JSON string, unescaped
 _CONTROL = re.compile(r"[\x00-\x1f]")  # what `\f`rac, `\t`imes, `\b`eta decode to
+_KEY_SPACING = re.compile(r"[\s_\-]+")
+_LENIENT_JSON = json.JSONDecoder(strict=False)  # json.loads(..., strict=False) builds one per call
 _KEY_VALUE = re.compile(
     r"""["']short[ _]?answer["']\s*:\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^,}\n]+))""",
     re.IGNORECASE,
@@ -84,7 +86,7 @@ def _balanced_objects(text: str) -> list[str]:
 def _short_answer_of(obj: object) -> str | None:
     if not isinstance(obj, dict):
         return None
-    lowered = {re.sub(r"[\s_\-]+", " ", str(k)).strip().lower(): v for k, v in obj.items()}
+    lowered = {_KEY_SPACING.sub(" ", str(k)).strip().lower(): v for k, v in obj.items()}
     keys = [k for k in _SHORT_ANSWER_KEYS if k in lowered]
     keys += [k for k in lowered if "answer" in k and k not in keys]
     for key in keys:
@@ -99,7 +101,7 @@ def _lenient_load(candidate: str) -> object | None:
     if "'" in repaired and '"' not in repaired:
         repaired = repaired.replace("'", '"')
     try:
-        return json.loads(repaired, strict=False)
+        return _LENIENT_JSON.decode(repaired)
     except json.JSONDecodeError:
         return None
 
@@ -108,7 +110,7 @@ def _load(candidate: str) -> tuple[str | None, str]:
     """The short answer of one `{...}` and how it was read: strict JSON, or repaired JSON when strict
     JSON fails or decodes an unescaped LaTeX command into a control character."""
     try:
-        answer = _short_answer_of(json.loads(candidate, strict=False))
+        answer = _short_answer_of(_LENIENT_JSON.decode(candidate))
         if answer is None or not _CONTROL.search(answer):
             return answer, "json"
     except json.JSONDecodeError:

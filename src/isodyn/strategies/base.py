@@ -98,6 +98,8 @@ class Strategy(ABC):
     summary: ClassVar[str]
     source: ClassVar[str]
     calls_per_cell: ClassVar[str] = "1"
+    # False for a strategy with effects beyond its calls (files it writes): a rerun must run it.
+    memoizable: ClassVar[bool] = True
     # None: every modality; otherwise the only modalities the strategy makes sense on.
     modalities: ClassVar[frozenset[Modality] | None] = None
 
@@ -127,6 +129,7 @@ class Modifier(ABC):
     summary: ClassVar[str]
     source: ClassVar[str]
     calls_per_cell: ClassVar[str] = "same as the base"
+    memoizable: ClassVar[bool] = True
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         return None

@@ -69,6 +69,10 @@ class ComposedStrategy:
     def modalities(self) -> frozenset[Modality] | None:
         return self.base.modalities
 
+    @property
+    def memoizable(self) -> bool:
+        return all(part.memoizable for part in (*self.modifiers, self.base))
+
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         for part in (*self.modifiers, self.base):
             reason = part.skip_reason(variant, modality, ctx)

@@ -259,6 +259,7 @@ class DSPyOptimized(Strategy):
     summary = "ChainOfThought with demonstrations bootstrapped by DSPy on a disjoint training split"
     source = "DSPy BootstrapFewShot (Khattab et al. 2023)"
     calls_per_cell = "1 (plus a one-time optimization per model)"
+    memoizable = False  # it builds and saves its program in the run directory
     modalities = frozenset({Modality.LATEX, Modality.CODE, Modality.STORY})
 
     def __init__(self) -> None:

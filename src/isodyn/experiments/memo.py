@@ -1,0 +1,103 @@
+"""What each finished cell asked, so that a cached rerun replays it without rebuilding its prompts.
+
+A strategy is a deterministic function of the code, a few settings, the variant and the replies it
+gets: strategies touch neither the disk nor the network (strategies/base.py); and a generated
+variant is a function of the code, its seed, its index and `base_seed`. So once a cell has run, its
+variant, its transcript (requests with image-hashed messages, cache keys and replies), the text of
+its final reply, its notes and the variant it was scored against are stored under a key built from
+all of those inputs: the source of the whole package and the versions of the libraries that shape
+prompts and variants, the settings that reach a request, and the cell. Seeds read from files
+(`dataset=`) and strategies with side effects (dspy) are never memoized.
+
+A rerun reads that one entry instead of drawing, prompting, hashing and reading each reply: one
+disk read per cell. The reply is graded again and the row written again, so a change of grader
+settings or grader code still takes effect. Editing any source file changes every key, so an entry
+never outlives the code that made it. The entries hold copies of replies, so `exp cache clear` and
+`exp cache prune` empty the memo along with the replies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import diskcache
+
+import isodyn
+from isodyn.core import Variant
+from isodyn.experiments.config import ExperimentConfig
+from isodyn.experiments.grid import Cell
+
+# Settings that reach a request or a strategy's choices; the rest (budget, concurrency...) do not.
+REQUEST_SETTINGS = ("base_seed", "temperature", "max_tokens", "api_base", "describer", "vision")
+SHAPING_LIBRARIES = ("jinja2", "numpy", "sympy", "matplotlib", "networkx", "chess")
+
+
+@cache
+def code_digest() -> str:
+    """SHA-256 of every source and template file of the package, and of the shaping libraries."""
+    root = Path(isodyn.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".j2") and p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in SHAPING_LIBRARIES:
+        try:
+            digest.update(f"{name}={version(name)}\0".encode())
+        except PackageNotFoundError:
+            digest.update(f"{name}=absent\0".encode())
+    return digest.hexdigest()
+
+
+def settings_digest(config: ExperimentConfig) -> str:
+    settings = config.to_json()
+    chosen = {k: settings[k] for k in REQUEST_SETTINGS}
+    return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One cell as it ran: its calls without their replies, and what the strategy concluded."""
+
+    variant: Variant
+    calls: list[dict[str, Any]]  # transcript entries: request (images hashed), key, reply fields
+    response: str  # the final reply's text (a vote or a remapped letter may not be any call's text)
+    notes: dict[str, Any]
+    scored: dict[str, Any] | None  # Variant.to_json() when the strategy scored another variant
+
+    def scored_variant(self) -> Variant:
+        return Variant.from_json(self.scored) if self.scored is not None else self.variant
+
+
+class ReplayMemo:
+    """diskcache of Replay entries; safe to share between processes like the response cache."""
+
+    def __init__(self, directory: Path | str, config: ExperimentConfig) -> None:
+        self._store = diskcache.Cache(str(directory))
+        self._prefix = f"{code_digest()}|{settings_digest(config)}"
+
+    def key(self, cell: Cell) -> str:
+        text = (
+            f"{self._prefix}|{cell.model}|{cell.strategy}|{cell.modality.value}|{cell.seed_id}|"
+            f"{cell.variant}|{cell.repeat}"
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def get(self, cell: Cell) -> Replay | None:
+        return self._store.get(self.key(cell))
+
+    def put(self, cell: Cell, replay: Replay) -> None:
+        self._store.set(self.key(cell), replay)
+
+    def clear(self) -> int:
+        return self._store.clear()
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def close(self) -> None:
+        self._store.close()
