@@ -98,7 +98,10 @@ def build_dataset(request: DatasetRequest) -> dict[str, Any]:
             [cache_dir] * len(jobs), [str(request.out)] * len(jobs))  # fmt: skip
     if request.workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=request.workers) as pool:
-            items = list(pool.map(_item, *args, chunksize=max(1, len(jobs) // (request.workers * 8))))
+            # One seed's variants per chunk: a worker warms each seed's caches once, and the last
+            # chunk, which the other worker may wait for, is small.
+            chunk = max(1, min(request.variants, len(jobs) // (request.workers * 4)))
+            items = list(pool.map(_item, *args, chunksize=chunk))
     else:
         items = [_item(*a) for a in zip(*args, strict=True)]
     with (request.out / "items.jsonl").open("w", encoding="utf-8") as handle:
