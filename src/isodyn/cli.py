@@ -156,7 +156,8 @@ def cache(
         list[str] | None, typer.Argument(help="cache_dir=DIR, older_than=30d (prune)")
     ] = None,
 ) -> None:
-    """The response cache: `stats` (entries, size, last run's hit rate), `clear`, `prune older_than=30d`."""
+    """The reply cache and the cell memo: `stats` (entries, size, last run's hit rate), `clear`,
+    `prune older_than=30d`."""
     import json
 
     import diskcache
