@@ -35,7 +35,8 @@ from isodyn.experiments.grid import Cell
 
 # Settings that reach a request or a strategy's choices; the rest (budget, concurrency...) do not.
 REQUEST_SETTINGS = ("base_seed", "temperature", "max_tokens", "api_base", "describer", "vision")
-SHAPING_LIBRARIES = ("jinja2", "numpy", "sympy", "matplotlib", "networkx", "chess")
+# litellm: its capability table decides which image cells a model is asked at all.
+SHAPING_LIBRARIES = ("jinja2", "numpy", "sympy", "matplotlib", "networkx", "chess", "litellm")
 
 
 @cache
