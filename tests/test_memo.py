@@ -53,7 +53,7 @@ def test_rerun_from_the_memo_equals_the_first_run(words, tmp_path, monkeypatch) 
         first = run(args)
         calls = len(stub.requests)
         assert first.summary["calls_made"] == calls > 0
-        store = ReplayMemo(tmp_path / "cache" / "replays", parse_overrides(args))
+        store = ReplayMemo(tmp_path / "cache", parse_overrides(args))
         assert len(store) == first.summary["cells"] - first.summary["skipped"]
         store.close()
 

@@ -124,7 +124,7 @@ def test_run_on_a_release_sends_its_images_and_scores_its_answers(release: Path,
         assert skipped == []  # text modalities are not renderable: no cells at all
         again = asyncio.run(execute(plan, new_run_dir(plan.config)))
         assert again.summary["calls_made"] == 0 and len(stub.requests) == 9
-        memo = ReplayMemo(tmp_path / "cache" / "replays", config)
+        memo = ReplayMemo(tmp_path / "cache", config)
         assert len(memo) == 0  # files may change under the same id: never memoized
         memo.close()
 

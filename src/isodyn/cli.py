@@ -160,10 +160,9 @@ def cache(
     `prune older_than=30d`."""
     import json
 
-    import diskcache
-
     from isodyn.cache import ResponseCache
     from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
+    from isodyn.experiments.memo import memo_store
 
     def duration(value: str) -> float:
         units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -181,7 +180,7 @@ def cache(
         raise fail(str(exc)) from None
     root = chosen.get("cache_dir", default_cache_dir())
     store = ResponseCache(root / "responses")
-    memo = diskcache.Cache(str(root / "replays"))  # cell memo (experiments/memo.py): reply copies
+    memo = memo_store(root)  # the cell memo holds copies of replies
     try:
         if action == "stats":
             last_path = root / "last_run.json"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -51,6 +53,12 @@ class ExperimentConfig:
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self)}
+
+    def digest(self, names: tuple[str, ...], **extra: Any) -> str:
+        """SHA-256 of the named settings (and `extra`) as sorted JSON."""
+        settings = self.to_json()
+        chosen = {name: settings[name] for name in names} | extra
+        return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()
 
 
 def _jsonable(value: Any) -> Any:

@@ -19,7 +19,6 @@ never outlives the code that made it. The entries hold copies of replies, so `ex
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -54,15 +53,14 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def settings_digest(config: ExperimentConfig) -> str:
-    settings = config.to_json()
-    chosen = {k: settings[k] for k in REQUEST_SETTINGS}
-    return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()
+def memo_store(cache_dir: Path) -> diskcache.Cache:
+    """The memo's diskcache inside a cache directory (beside `responses` and `renders`)."""
+    return diskcache.Cache(str(Path(cache_dir) / "replays"))
 
 
 @dataclass(frozen=True)
 class Replay:
-    """One cell as it ran: its calls without their replies, and what the strategy concluded."""
+    """One cell as it ran: its variant, its transcript, and what the strategy concluded."""
 
     variant: Variant
     calls: list[dict[str, Any]]  # transcript entries: request (images hashed), key, reply fields
@@ -77,9 +75,9 @@ class Replay:
 class ReplayMemo:
     """diskcache of Replay entries; safe to share between processes like the response cache."""
 
-    def __init__(self, directory: Path | str, config: ExperimentConfig) -> None:
-        self._store = diskcache.Cache(str(directory))
-        self._prefix = f"{code_digest()}|{settings_digest(config)}"
+    def __init__(self, cache_dir: Path, config: ExperimentConfig) -> None:
+        self._store = memo_store(cache_dir)
+        self._prefix = f"{code_digest()}|{config.digest(REQUEST_SETTINGS)}"
 
     def key(self, cell: Cell) -> str:
         text = (

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -134,11 +133,9 @@ RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base
 
 
 def run_identity(config: ExperimentConfig) -> str:
-    settings = config.to_json()
-    chosen = {k: settings[k] for k in RUN_IDENTITY}
-    if config.dataset is not None:  # only then, so runs on generated seeds keep their identity
-        chosen["dataset"] = str(config.dataset.resolve())
-    return hashlib.sha256(json.dumps(chosen, sort_keys=True).encode()).hexdigest()[:12]
+    # The dataset only when there is one, so runs on generated seeds keep their identity.
+    extra = {"dataset": str(config.dataset.resolve())} if config.dataset is not None else {}
+    return config.digest(RUN_IDENTITY, **extra)[:12]
 
 
 def is_complete(run_dir: Path) -> bool:
@@ -252,8 +249,8 @@ async def _run_cell(
     remembered = _from_memo(memo, cell, client) if memo is not None else None
     if remembered is not None:
         transcript, replay = remembered
-        return _scored_row(cell, replay.variant, replay.scored_variant(), replay.response, replay.notes,
-                           transcript)  # fmt: skip
+        row = _base_row(cell, replay.variant)
+        return _scored_row(row, replay.scored_variant(), replay.response, replay.notes, transcript)
     variant = materials.variant(cell.seed_id, cell.variant)
     row = _base_row(cell, variant)
     empty = {"extracted": None, "correct": None, "response": None, "transcript": []}
@@ -271,15 +268,13 @@ async def _run_cell(
         return {**failed, "reason": error_reason(exc), "error": redact(str(exc))[:500]}
     scored = ctx.scored_variant or variant
     if memo is not None:
-        calls = [{k: v for k, v in t.items() if k != "cache_hit"} for t in transcript]
         other = None if scored is variant else scored.to_json()
-        memo.put(cell, Replay(variant, calls, reply.text, ctx.notes, other))
-    return _scored_row(cell, variant, scored, reply.text, ctx.notes, transcript)
+        memo.put(cell, Replay(variant, transcript, reply.text, ctx.notes, other))
+    return _scored_row(row, scored, reply.text, ctx.notes, transcript)
 
 
 def _scored_row(
-    cell: Cell,
-    variant: Variant,
+    row: dict[str, Any],
     scored: Variant,
     text: str,
     notes: dict[str, Any],
@@ -289,7 +284,7 @@ def _scored_row(
     score = score_reply(text, scored)
     calls = [t for t in transcript if "key" in t]
     return {
-        **_base_row(cell, variant),
+        **row,
         "truth": scored.answer,
         "choices": list(scored.choices),
         "extracted": score.extracted,
@@ -346,9 +341,6 @@ async def _run_strategy(
     return await strategy.run(variant, representation, ask, ctx)
 
 
-MEMO_CALL_HEAD = ("step", "model", "sample", "messages", "key")
-
-
 def _from_memo(
     memo: ReplayMemo, cell: Cell, client: CachedClient
 ) -> tuple[list[dict[str, Any]], Replay] | None:
@@ -356,9 +348,7 @@ def _from_memo(
     replay = memo.get(cell)
     if replay is None:
         return None
-    transcript = [
-        {**{k: call[k] for k in MEMO_CALL_HEAD}, "cache_hit": True, **call} for call in replay.calls
-    ]  # the keys in the order of a transcript made by calling
+    transcript = [{**call, "cache_hit": True} for call in replay.calls]  # keeps the key's place
     client.cache_hits += len(transcript)
     return transcript, replay
 
@@ -438,7 +428,7 @@ async def execute(
     (run_dir / "config.json").write_text(json.dumps(config.to_json(), indent=2) + "\n")
     cache_store = ResponseCache(config.cache_dir / "responses")
     renders = RenderCache(config.cache_dir / "renders")
-    memo = ReplayMemo(config.cache_dir / "replays", config)
+    memo = ReplayMemo(config.cache_dir, config)
     log = RunLog(run_dir / "log.jsonl")
     client = CachedClient(cache_store, _limits(config), Budget(config.max_cost), log)
     materials = _Materials(plan.seeds, config.base_seed, renders)
