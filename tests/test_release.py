@@ -136,9 +136,23 @@ def test_bad_release_settings_are_one_line_errors(release: Path, tmp_path: Path)
         plan_experiment(parse_overrides([f"dataset={release}", "variants=5"]))
     with pytest.raises(ConfigError, match="no item '9'"):
         plan_experiment(parse_overrides([f"dataset={release}", "seeds=1,9"]))
+    (release / "trial3" / "image" / "7.png").unlink()
+    with pytest.raises(ConfigError, match="item 7's image"):
+        plan_experiment(parse_overrides([f"dataset={release}"]))
+    data = json.loads((release / "trial2" / "dataset.json").read_text())
+    (release / "trial2" / "dataset.json").write_text(json.dumps({k: v for k, v in data.items() if k != "2"}))
+    with pytest.raises(ConfigError, match="trial2: no item '2'"):
+        plan_experiment(parse_overrides([f"dataset={release}"]))
     (release / "trial2" / "dataset.json").unlink()
     with pytest.raises(ConfigError, match=r"numbered 1\.\.N"):
         parse_overrides([f"dataset={release}"])
+
+
+def test_an_empty_release_is_a_one_line_error(tmp_path: Path) -> None:
+    (tmp_path / "trial1").mkdir()
+    (tmp_path / "trial1" / "dataset.json").write_text("{}")
+    with pytest.raises(ConfigError, match="has no items"):
+        plan_experiment(parse_overrides([f"dataset={tmp_path}"]))
 
 
 def test_seeds_pick_items_of_the_release(release: Path) -> None:

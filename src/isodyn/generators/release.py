@@ -16,7 +16,7 @@ import io
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -83,11 +83,14 @@ class Release:
     trials: tuple[Path, ...]  # trial1, trial2, ... in number order
 
     def items(self, index: int) -> dict[str, dict[str, Any]]:
-        return _load_items(self.trials[index] / "dataset.json")
+        path = self.trials[index] / "dataset.json"
+        stat = path.stat()
+        return _load_items(path, stat.st_mtime_ns, stat.st_size)
 
 
-@cache
-def _load_items(path: Path) -> dict[str, dict[str, Any]]:
+@lru_cache(maxsize=64)
+def _load_items(path: Path, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
+    """Parsed once per version of the file (a run asks for each item many times)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -190,7 +193,16 @@ def release_seeds(root: Path | str, keys: tuple[str, ...] = ()) -> dict[str, Rel
     release = open_release(root)
     available = release.items(0)
     chosen = keys or tuple(sorted(available, key=lambda k: (len(k), k)))
+    if not chosen:
+        raise ReleaseError(f"{release.trials[0] / 'dataset.json'} has no items")
     missing = [k for k in chosen if k not in available]
     if missing:
         raise ReleaseError(f"no item {missing[0]!r} in {release.trials[0] / 'dataset.json'}")
-    return {key: ReleasedItem(release, key) for key in chosen}
+    seeds = {key: ReleasedItem(release, key) for key in chosen}
+    for index, folder in enumerate(release.trials):  # a gap is reported now, not halfway through a run
+        items = release.items(index)
+        for key, seed in seeds.items():
+            if key not in items:
+                raise ReleaseError(f"{folder}: no item {key!r}")
+            seed._image_path(index, items[key])
+    return seeds
