@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+from collections.abc import Callable
 
 import numpy as np
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import Circle
 from PIL import Image
 
-from isodyn.modalities.images import PAD_PX, add_axes, content_box, new_figure, render_png
+from isodyn.core import Modality
+from isodyn.generators import all_seeds
+from isodyn.modalities import images
+from isodyn.modalities.images import PAD_PX, add_axes, blank_axes, content_box, new_figure, render_png
 
 
 def pixels(png: bytes) -> np.ndarray:
@@ -53,7 +61,7 @@ def test_render_png_keeps_text_far_outside_the_axes() -> None:
     assert cols.size and cols[0] > 0  # the label's first letter is inside the picture
 
 
-def test_fixed_limits_axes_still_autoscale_while_limits_are_free() -> None:
+def test_drawing_axes_still_autoscale_while_limits_are_free() -> None:
     fig = new_figure((3, 3), 50)
     ax = add_axes(fig, (0.1, 0.1, 0.8, 0.8))
     ax.add_patch(Circle((10, 20), 1))
@@ -63,3 +71,110 @@ def test_fixed_limits_axes_still_autoscale_while_limits_are_free() -> None:
     ax.set_ylim(0, 1)
     ax.add_patch(Circle((50, 50), 1))
     assert ax.get_xlim() == (0, 1) and ax.get_ylim() == (0, 1)
+
+
+# ------------------------------------------------------------------ one reused tick, shared renderer
+
+
+def stock_and_ours(render: Callable[[], bytes], monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes]:
+    ours = render()
+    monkeypatch.setattr(images.DrawingAxes, "_init_axis", Axes._init_axis)
+    monkeypatch.setattr(images.SharedRendererCanvas, "get_renderer", FigureCanvasAgg.get_renderer)
+    images._blank_figure.cache_clear()
+    try:
+        stock = render()
+    finally:
+        monkeypatch.undo()
+        images._blank_figure.cache_clear()
+    return stock, ours
+
+
+def tick_heavy_drawings() -> dict[str, Callable[[Axes], None]]:
+    """Axis features the one-tick axis must reproduce: minor ticks, tick_params, offsets, log scale,
+    labels on top and right, inverted and shared-looking axes, fixed labels with styles."""
+
+    def minor_and_params(ax: Axes) -> None:
+        ax.plot([0, 10], [0, 3])
+        ax.minorticks_on()
+        ax.tick_params(which="major", direction="in", length=7, labelsize=13, colors="tab:red")
+        ax.tick_params(which="minor", direction="inout", length=4, color="tab:blue")
+        ax.grid(True, which="both", lw=0.4)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("height (m)")
+
+    def offset_and_log(ax: Axes) -> None:
+        ax.plot([1e6, 1e6 + 5], [1, 1000])
+        ax.set_yscale("log")
+        ax.set_title("offset text and a log scale")
+
+    def top_right_inverted(ax: Axes) -> None:
+        ax.plot([-3, 4], [2, -8])
+        ax.xaxis.tick_top()
+        ax.yaxis.tick_right()
+        ax.xaxis.set_label_position("top")
+        ax.set_xlabel("x on top")
+        ax.invert_yaxis()
+        ax.tick_params(labelbottom=True, labelleft=True, bottom=True, left=True)
+
+    def fixed_labels(ax: Axes) -> None:
+        ax.bar(range(4), [3, 1, 4, 1])
+        ax.set_xticks(range(4), ["north", "east", "south", "west"], rotation=30, fontsize=9, color="0.3")
+        ax.set_yticks([0, 2, 4], ["none", "two", "four"], fontweight="bold")
+        for label in ax.get_yticklabels():
+            label.set_bbox({"facecolor": "yellow", "edgecolor": "none"})
+
+    return {f.__name__: f for f in (minor_and_params, offset_and_log, top_right_inverted, fixed_labels)}
+
+
+@pytest.mark.parametrize("name", sorted(tick_heavy_drawings()))
+def test_one_tick_axis_draws_what_matplotlib_draws(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    draw = tick_heavy_drawings()[name]
+    stock, ours = stock_and_ours(lambda: render_png(draw, size=(4, 3), dpi=60), monkeypatch)
+    assert np.array_equal(pixels(stock), pixels(ours))
+
+
+def test_every_seed_draws_what_stock_matplotlib_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    seeds = all_seeds()
+    variants = {seed_id: seed.variant(1, 0) for seed_id, seed in seeds.items()}
+
+    def render_all() -> bytes:
+        return b"".join(
+            hashlib.sha256(seeds[s].render(v, Modality.IMAGE).image_png or b"").digest()
+            for s, v in variants.items()
+        )
+
+    stock, ours = stock_and_ours(render_all, monkeypatch)
+    digest = len(hashlib.sha256().digest())
+    differ = [
+        s
+        for k, s in enumerate(variants)
+        if stock[k * digest : (k + 1) * digest] != ours[k * digest : (k + 1) * digest]
+    ]
+    assert differ == []
+
+
+def test_a_shared_renderer_starts_every_figure_blank() -> None:
+    def dot(x: float) -> Callable[[Axes], None]:
+        def draw(ax: Axes) -> None:
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1)
+            ax.set_axis_off()
+            ax.add_patch(Circle((x, 0.5), 0.05, color="black"))
+
+        return draw
+
+    first, second = (
+        pixels(render_png(dot(0.2), size=(4, 2), dpi=50)),
+        pixels(render_png(dot(0.8), size=(4, 2), dpi=50)),
+    )
+    assert first.shape == second.shape  # each cropped to its own single dot
+    assert np.array_equal(first, second)  # and nothing of the first figure in the second
+
+
+def test_blank_axes_are_independent() -> None:
+    first = blank_axes((3, 3), 40, (0.1, 0.1, 0.8, 0.8))
+    first.plot([0, 1], [0, 1])
+    first.set_title("used")
+    second = blank_axes((3, 3), 40, (0.1, 0.1, 0.8, 0.8))
+    assert second is not first and second.figure is not first.figure
+    assert not second.lines and second.get_title() == ""

@@ -30,7 +30,7 @@ from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 
-from isodyn.modalities.images import add_axes, figure_png, new_figure
+from isodyn.modalities.images import blank_axes, figure_png
 
 LIGHT_SQUARE = "#f0d9b5"
 DARK_SQUARE = "#b58863"
@@ -228,8 +228,8 @@ def caption_lines(board: chess.Board) -> list[str]:
 
 def board_png(board: chess.Board, caption: Sequence[str], dpi: int = 100) -> bytes:
     """The position as a PNG: an 8x8 board with coordinates, and the `caption` lines below it."""
-    fig = new_figure((5.0, 6.0), dpi)
-    ax = add_axes(fig, (0.08, 0.22, 0.84, 0.7))
+    ax = blank_axes((5.0, 6.0), dpi, (0.08, 0.22, 0.84, 0.7))
+    fig = ax.figure
     ax.set_xlim(-0.1, 8.1)
     ax.set_ylim(-0.1, 8.1)
     ax.set_aspect("equal")

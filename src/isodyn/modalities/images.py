@@ -8,15 +8,19 @@ over every text (about half the time of a whole draw), and figures are drawn by 
 from __future__ import annotations
 
 import io
+import pickle
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar
 
 import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from PIL import Image
+
+from isodyn.modalities.one_tick_axis import OneTickXAxis, OneTickYAxis
 
 # zlib level 1: encoding takes a third of the default level's time for files about 30% larger;
 # images are drawn by the thousand, stored once and sent as base64, so speed wins.
@@ -28,18 +32,54 @@ PAD_PX = 8  # white border kept around the drawn content
 FIXED_TITLE = {"axes.titley": 1.0}
 
 
+class SharedRendererCanvas(FigureCanvasAgg):
+    """An Agg canvas that shares its renderer with every figure of the same pixel size and dpi.
+
+    Matplotlib caches text measurements per renderer, and a new canvas makes a new renderer, so
+    every figure measured "0", "1", "2", ... afresh. The shared renderer is cleared before each
+    draw; its pixels (`buffer_rgba`) are valid until the next figure of that size is drawn, so draw
+    from one thread per process (isodyn renders in its main thread and in worker processes).
+    """
+
+    _shared: ClassVar[dict[tuple[int, int, float], RendererAgg]] = {}
+    KEEP = 32  # renderers kept per process (a few MB each), least recently used dropped first
+
+    def get_renderer(self) -> RendererAgg:
+        width, height = self.get_width_height(physical=True)
+        key = (width, height, self.figure.dpi)
+        renderer = self._shared.pop(key, None)
+        if renderer is None:
+            renderer = RendererAgg(width, height, self.figure.dpi)
+        self._shared[key] = renderer  # (re)inserted last: the dict's order is the LRU order
+        while len(self._shared) > self.KEEP:
+            del self._shared[next(iter(self._shared))]
+        self.renderer, self._lastKey = renderer, key
+        return renderer
+
+
 def new_figure(size: tuple[float, float], dpi: int) -> Figure:
     fig = Figure(figsize=size, dpi=dpi)
-    FigureCanvasAgg(fig)
+    SharedRendererCanvas(fig)
     return fig
 
 
-class FixedLimitsAxes(Axes):
-    """Axes that skip the data-limit bookkeeping of `add_patch` once both limits are fixed.
+class DrawingAxes(Axes):
+    """Axes tuned for drawing many small figures, with the same pixels as stock `Axes`.
 
-    Matplotlib finds a patch's extent by solving for the extrema of every Bezier segment, for chess
-    glyphs and circles alike; that is wasted when `set_xlim`/`set_ylim` already fixed the view.
+    - Ticks are drawn by `one_tick_axis`: one reused tick instead of one per location.
+    - `add_patch` skips the data-limit bookkeeping once both limits are fixed: matplotlib finds a
+      patch's extent by solving for the extrema of every Bezier segment, for chess glyphs and
+      circles alike, which is wasted when `set_xlim`/`set_ylim` already fixed the view.
     """
+
+    def _init_axis(self) -> None:
+        # As `Axes._init_axis`, with the one-tick axis classes.
+        self.xaxis = OneTickXAxis(self, clear=False)
+        self.spines.bottom.register_axis(self.xaxis)
+        self.spines.top.register_axis(self.xaxis)
+        self.yaxis = OneTickYAxis(self, clear=False)
+        self.spines.left.register_axis(self.yaxis)
+        self.spines.right.register_axis(self.yaxis)
 
     def _update_patch_limits(self, patch: Any) -> None:
         if self.get_autoscalex_on() or self.get_autoscaley_on():
@@ -47,15 +87,34 @@ class FixedLimitsAxes(Axes):
 
 
 def add_axes(fig: Figure, rect: tuple[float, float, float, float]) -> Axes:
-    """`fig.add_axes(rect)`: titles at a fixed height (see FIXED_TITLE), see FixedLimitsAxes."""
+    """`fig.add_axes(rect)`: titles at a fixed height (see FIXED_TITLE), see DrawingAxes."""
     with matplotlib.rc_context(FIXED_TITLE):
-        return fig.add_axes(rect, axes_class=FixedLimitsAxes)
+        return fig.add_axes(rect, axes_class=DrawingAxes)
+
+
+@cache
+def _blank_figure(size: tuple[float, float], dpi: int, rect: tuple[float, float, float, float]) -> bytes:
+    fig = Figure(figsize=size, dpi=dpi)
+    add_axes(fig, rect)
+    return pickle.dumps(fig)
+
+
+def blank_axes(size: tuple[float, float], dpi: int, rect: tuple[float, float, float, float]) -> Axes:
+    """A new `size`-inch figure holding one axes at `rect` (figure fractions), like `add_axes`.
+
+    Built once per (size, dpi, rect) and unpickled afterwards, a quarter of the cost of building
+    axes, which read and validate dozens of rcParams. So rcParams changed after the first call with
+    the same arguments do not reach the blank axes (isodyn itself never changes them).
+    """
+    fig = pickle.loads(_blank_figure(size, dpi, rect))
+    SharedRendererCanvas(fig)
+    return fig.axes[0]
 
 
 def add_subplot(fig: Figure, *args: Any) -> Axes:
     """`fig.add_subplot(*args)` like `add_axes`."""
     with matplotlib.rc_context(FIXED_TITLE):
-        return fig.add_subplot(*args, axes_class=FixedLimitsAxes)
+        return fig.add_subplot(*args, axes_class=DrawingAxes)
 
 
 def encode_png(rgba: np.ndarray) -> bytes:
@@ -98,11 +157,10 @@ def render_png(draw: Callable[[Axes], None], size: tuple[float, float] = (5, 4),
     edge of the spare room is drawn again with `tight_layout`, so nothing is ever cut off.
     """
     width, height = size
-    fig = new_figure((width + 2 * MARGIN_IN, height + 2 * MARGIN_IN), dpi)
-    fw, fh = fig.get_size_inches()
-    ax = add_axes(fig, (MARGIN_IN / fw, MARGIN_IN / fh, width / fw, height / fh))
+    fw, fh = width + 2 * MARGIN_IN, height + 2 * MARGIN_IN
+    ax = blank_axes((fw, fh), dpi, (MARGIN_IN / fw, MARGIN_IN / fh, width / fw, height / fh))
     draw(ax)
-    rgba = canvas_rgba(fig)
+    rgba = canvas_rgba(ax.figure)
     box = content_box(rgba)
     if box is None:
         return encode_png(rgba)
