@@ -55,3 +55,21 @@ def test_generate_bad_input(tmp_path) -> None:
     assert bad.returncode == 2 and "out=DIR is required" in bad.stderr
     bad = exp("generate", "topic=cooking", f"out={tmp_path}")
     assert bad.returncode == 2 and "unknown topic 'cooking'" in bad.stderr
+
+
+def test_serial_and_parallel_builds_write_the_same_items_and_leave_the_collector_as_found(tmp_path) -> None:
+    import gc
+
+    from isodyn.generators.dataset import DatasetRequest, build_dataset
+
+    seeds = ("isobench_parity", "dynamath_box_iqr")
+    before = gc.get_threshold(), gc.get_freeze_count()
+    outputs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        build_dataset(DatasetRequest(seeds, 3, 0, out, None, workers, contact_sheet=False))
+        assert (gc.get_threshold(), gc.get_freeze_count()) == before  # tuning stays in the build
+        images = {p.name: p.read_bytes() for p in (out / "images").iterdir()}
+        outputs[workers] = ((out / "items.jsonl").read_text(), images)
+    assert len(outputs[1][1]) == 6
+    assert outputs[1] == outputs[2]
