@@ -34,36 +34,38 @@ _ANALYTES = (
 _TITRANT = {"acid": ("sodium hydroxide", "NaOH"), "base": ("hydrochloric acid", "HCl")}
 
 
-def ph_at(volume: float, params: dict) -> float:
-    """pH after `volume` mL of titrant: solve the charge balance for [H+] by bisection on log10[H+]."""
+def ph_values(volumes: np.ndarray, params: dict) -> np.ndarray:
+    """pH after each of `volumes` mL of titrant: the charge balance solved for [H+] by bisection on
+    log10[H+], for all volumes at once (a curve is a thousand points)."""
     _, _, kind, ka = _ANALYTES[params["analyte"]]
     va, ca, ct = params["sample_ml"], float(Fraction(params["conc"])), float(Fraction(params["titrant_conc"]))
-    total = va + volume
+    total = va + volumes
     c_an = ca * va / total  # analyte, all forms
-    c_ti = ct * volume / total  # titrant ions (Na+ or Cl-)
-
-    def excess_positive(h: float) -> float:
+    c_ti = ct * volumes / total  # titrant ions (Na+ or Cl-)
+    lo, hi = np.full(volumes.shape, -15.0), np.full(volumes.shape, 1.0)  # excess grows with [H+]
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        h = 10.0**mid
         oh = KW / h
         if kind == "acid":  # [H+] + [Na+] = [OH-] + [A-]
             a_minus = c_an if ka is None else c_an * ka / (ka + h)
-            return h + c_ti - oh - a_minus
-        # base: [H+] + [BH+] (or [Na+]) = [OH-] + [Cl-]
-        cation = c_an if ka is None else c_an * h / (ka + h)
-        return h + cation - oh - c_ti
-
-    lo, hi = -15.0, 1.0  # log10 [H+]; excess_positive increases with [H+]
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        if excess_positive(10**mid) > 0:
-            hi = mid
-        else:
-            lo = mid
+            excess_positive = h + c_ti - oh - a_minus
+        else:  # base: [H+] + [BH+] (or [Na+]) = [OH-] + [Cl-]
+            cation = c_an if ka is None else c_an * h / (ka + h)
+            excess_positive = h + cation - oh - c_ti
+        above = excess_positive > 0
+        hi, lo = np.where(above, mid, hi), np.where(above, lo, mid)
     return -(lo + hi) / 2
 
 
+def ph_at(volume: float, params: dict) -> float:
+    """pH after `volume` mL of titrant."""
+    return float(ph_values(np.array([float(volume)]), params)[0])
+
+
 def curve(params: dict, step: float) -> list[tuple[float, float]]:
-    top = params["max_ml"]
-    return [(v, ph_at(v, params)) for v in np.arange(0, top + step / 2, step)]
+    volumes = np.arange(0, params["max_ml"] + step / 2, step)
+    return list(zip(volumes.tolist(), ph_values(volumes, params).tolist(), strict=True))
 
 
 def solution_text(params: dict) -> str:
