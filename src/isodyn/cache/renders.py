@@ -1,6 +1,6 @@
 """A disk memo of variants and their renderings, so a cached rerun neither re-samples nor redraws.
 
-Drawing a plot costs 60-90 ms; the reply cache key needs the image bytes, so without this memo a
+Drawing a plot costs 30-90 ms; the reply cache key needs the image bytes, so without this memo a
 fully cached rerun of image cells would be bound by matplotlib. The memo key is the variant's
 content fingerprint, the modality, and a hash of the rendering code (the seed's module, the shared
 renderers and the core types), so editing a renderer invalidates its entries.
