@@ -20,33 +20,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-
 from isodyn.generators import all_seeds, dataset
 from isodyn.generators.dataset import DatasetRequest, build_dataset, default_workers
-from isodyn.modalities import images
+from isodyn.testing.stock_drawing import stock_matplotlib
 
 ROUNDS = 3
 
 
 @contextmanager
-def stock_matplotlib() -> Iterator[None]:
-    """Undo isodyn's drawing speed-ups: axes built afresh with matplotlib's own axis classes, a new
-    renderer per figure, the default collector (worker processes fork with these settings)."""
-    saved = (images.DrawingAxes._init_axis, images.SharedRendererCanvas.get_renderer, dataset._worker_gc,
-             images.blank_axes)  # fmt: skip
-    images.DrawingAxes._init_axis = Axes._init_axis  # type: ignore[method-assign]
-    images.blank_axes = lambda size, dpi, rect: images.add_axes(images.new_figure(size, dpi), rect)
-    images.SharedRendererCanvas.get_renderer = FigureCanvasAgg.get_renderer  # type: ignore[method-assign]
+def stock_drawing() -> Iterator[None]:
+    """Stock matplotlib drawing, and the default collector in the workers."""
+    saved = dataset._worker_gc
     dataset._worker_gc = lambda: None
-    images._blank_figure.cache_clear()
     try:
-        yield
+        with stock_matplotlib():
+            yield
     finally:
-        (images.DrawingAxes._init_axis, images.SharedRendererCanvas.get_renderer, dataset._worker_gc,
-         images.blank_axes) = saved  # fmt: skip
-        images._blank_figure.cache_clear()
+        dataset._worker_gc = saved
 
 
 def timed(seeds: tuple[str, ...], variants: int, workers: int, cache: Path, out: Path) -> tuple[float, int]:
@@ -70,7 +60,7 @@ def main() -> None:
         root = Path(tmp)
         for k in range(ROUNDS):
             for label in sorted(cold, reverse=k % 2 == 1):  # each goes first in every other round
-                with stock_matplotlib() if label == "stock matplotlib" else nullcontext():
+                with stock_drawing() if label == "stock matplotlib" else nullcontext():
                     seconds, items = timed(
                         seeds, variants, workers, root / label / f"cache{k}", root / label / f"out{k}"
                     )

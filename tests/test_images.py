@@ -9,14 +9,13 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import Circle
 from PIL import Image
 
 from isodyn.core import Modality
 from isodyn.generators import all_seeds
-from isodyn.modalities import images
 from isodyn.modalities.images import PAD_PX, add_axes, blank_axes, content_box, new_figure, render_png
+from isodyn.testing.stock_drawing import stock_matplotlib
 
 
 def pixels(png: bytes) -> np.ndarray:
@@ -76,16 +75,10 @@ def test_drawing_axes_still_autoscale_while_limits_are_free() -> None:
 # ------------------------------------------------------------------ one reused tick, shared renderer
 
 
-def stock_and_ours(render: Callable[[], bytes], monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes]:
+def stock_and_ours(render: Callable[[], bytes]) -> tuple[bytes, bytes]:
     ours = render()
-    monkeypatch.setattr(images.DrawingAxes, "_init_axis", Axes._init_axis)
-    monkeypatch.setattr(images.SharedRendererCanvas, "get_renderer", FigureCanvasAgg.get_renderer)
-    images._blank_figure.cache_clear()
-    try:
+    with stock_matplotlib():
         stock = render()
-    finally:
-        monkeypatch.undo()
-        images._blank_figure.cache_clear()
     return stock, ours
 
 
@@ -127,13 +120,13 @@ def tick_heavy_drawings() -> dict[str, Callable[[Axes], None]]:
 
 
 @pytest.mark.parametrize("name", sorted(tick_heavy_drawings()))
-def test_one_tick_axis_draws_what_matplotlib_draws(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_tick_axis_draws_what_matplotlib_draws(name: str) -> None:
     draw = tick_heavy_drawings()[name]
-    stock, ours = stock_and_ours(lambda: render_png(draw, size=(4, 3), dpi=60), monkeypatch)
+    stock, ours = stock_and_ours(lambda: render_png(draw, size=(4, 3), dpi=60))
     assert np.array_equal(pixels(stock), pixels(ours))
 
 
-def test_every_seed_draws_what_stock_matplotlib_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_seed_draws_what_stock_matplotlib_draws() -> None:
     seeds = all_seeds()
     variants = {seed_id: seed.variant(1, 0) for seed_id, seed in seeds.items()}
 
@@ -143,7 +136,7 @@ def test_every_seed_draws_what_stock_matplotlib_draws(monkeypatch: pytest.Monkey
             for s, v in variants.items()
         )
 
-    stock, ours = stock_and_ours(render_all, monkeypatch)
+    stock, ours = stock_and_ours(render_all)
     digest = len(hashlib.sha256().digest())
     differ = [
         s
