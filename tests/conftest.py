@@ -14,3 +14,11 @@ def _isolated(monkeypatch, tmp_path):
         "OPENAI_API_BASE",
     ):
         monkeypatch.delenv(name, raising=False)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The reply corpus's size and shares per pattern, printed with every test run (issue 13)."""
+    from corpus import load_corpus, summary_lines
+
+    for line in summary_lines(load_corpus()):
+        terminalreporter.write_line(line)

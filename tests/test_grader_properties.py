@@ -287,6 +287,6 @@ def reference_balanced_objects(text: str) -> list[str]:
 @settings(max_examples=3000)
 @given(st.text(alphabet='{}"\\ab :,x\n', max_size=40))
 def test_brace_scanner_matches_a_character_by_character_scan(text: str) -> None:
-    from isodyn.scoring.extract import _balanced_objects
+    from isodyn.scoring.json_answer import _balanced_objects
 
     assert _balanced_objects(text) == reference_balanced_objects(text)

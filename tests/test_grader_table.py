@@ -771,7 +771,7 @@ MULTIPLE_CHOICE = [
         MC,
         True,
         choices=PARITY,
-        method="choice",
+        method="answer_line",  # a "Final answer" heading marks the line under it
     ),
     case("mc-json-two-letters", '{"short answer": "A or B"}', "A", MC, False, FAILED, choices=PARITY),
     case(

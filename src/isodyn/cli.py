@@ -232,19 +232,26 @@ def _split_words(words: list[str]) -> tuple[list[Path], list[str]]:
 @app.command()
 def report(
     source: Annotated[Path, typer.Argument(help="a run directory, or a CSV of per-variant correctness")],
-    settings: Annotated[list[str] | None, typer.Argument(help="resamples=10000 level=0.95 seed=0")] = None,
+    settings: Annotated[
+        list[str] | None,
+        typer.Argument(help="resamples=10000 level=0.95 seed=0 grader=isodyn|dynamath|mmmath|strict-json"),
+    ] = None,
 ) -> None:
     """Write report.md and a standalone report.html for a run (or an outside results table) and print
-    the Markdown. A CSV may be long form (seed_id, variant, correct, ...) or DynaMath's wide form."""
+    the Markdown. A CSV may be long form (seed_id, variant, correct, ...) or DynaMath's wide form.
+    With grader=NAME the run's saved replies are graded by that grader first (nothing is called)."""
     from isodyn.analysis.external import ExternalTableError, read_external
     from isodyn.analysis.metrics import Bootstrap
     from isodyn.analysis.report import write_report
-    from isodyn.experiments.config import ConfigError, parse_key_values
-    from isodyn.experiments.regrade import write_jsonl
+    from isodyn.experiments.config import ConfigError, grader_name, parse_key_values
+    from isodyn.experiments.regrade import rescore_rows, write_jsonl
     from isodyn.experiments.runner import load_rows
+    from isodyn.scoring import Tolerance
 
     try:
-        bootstrap = Bootstrap(**parse_key_values(settings or [], _bootstrap_parsers()))
+        chosen = parse_key_values(settings or [], {**_bootstrap_parsers(), "grader": grader_name})
+        grader = chosen.pop("grader", None)
+        bootstrap = Bootstrap(**chosen)
         if source.is_file():
             rows = read_external(source)
             run_dir = source.with_name(f"{source.stem}-report")
@@ -254,6 +261,8 @@ def report(
             rows, run_dir = load_rows(source), source
     except (ConfigError, ExternalTableError, FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
+    if grader is not None:
+        rows = rescore_rows(rows, Tolerance(), grader)
     path = write_report(run_dir, rows, bootstrap)
     sys.stdout.write(path.read_text(encoding="utf-8"))
     console.print(f"report: {path}\nhtml:   {path.with_suffix('.html')}", highlight=False)
@@ -306,7 +315,7 @@ def compare(
 
 
 def _regrade_parsers() -> dict[str, Any]:
-    from isodyn.experiments.config import non_negative_float, positive_int
+    from isodyn.experiments.config import grader_name, non_negative_float, positive_int
 
     return {
         "abs_tol": non_negative_float,
@@ -316,6 +325,8 @@ def _regrade_parsers() -> dict[str, Any]:
         "cache_dir": Path,
         "concurrency": positive_int,
         "all": lambda v: v.lower() in ("1", "true", "yes"),
+        "grader": grader_name,
+        "audit": positive_int,
     }
 
 
@@ -335,13 +346,17 @@ def rescore(
     run_dir: Annotated[Path, typer.Argument(help="a run directory written by `exp run`")],
     settings: Annotated[
         list[str] | None,
-        typer.Argument(help="abs_tol, rel_tol, judge=MODEL, api_base, cache_dir, concurrency"),
+        typer.Argument(
+            help="grader=isodyn|dynamath|mmmath|strict-json, abs_tol, rel_tol, judge=MODEL, audit=N, "
+            "api_base, cache_dir, concurrency"
+        ),
     ] = None,
 ) -> None:
     """Re-grade a finished run's saved replies with new settings; no call to the models under test.
 
     Writes a new run directory beside it (results, summary, report). With judge=MODEL, replies the
-    rules cannot read are restated by that model (cached calls) and compared by the same rules.
+    rules found ambiguous or without an answer are read by that model (cached calls) and compared by
+    the same rules; audit=N also sends N random clear verdicts to the judge and reports agreement.
     """
     import asyncio
     import json
@@ -349,24 +364,34 @@ def rescore(
 
     from isodyn.analysis.report import write_report
     from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
-    from isodyn.experiments.regrade import llm_extract, open_client, rescore_rows, write_jsonl
-    from isodyn.scoring import DYNAMATH_ABS_TOLERANCE, Tolerance
+    from isodyn.experiments.regrade import (
+        audit_rules,
+        llm_extract,
+        open_client,
+        rescore_rows,
+        write_jsonl,
+    )
+    from isodyn.scoring import DEFAULT_GRADER, DYNAMATH_ABS_TOLERANCE, Tolerance
 
     try:
         chosen = parse_key_values(settings or [], _regrade_parsers())
         config, rows = _load_run(run_dir)
         judge = _checked_judge(chosen, config) if "judge" in chosen else None
+        if "audit" in chosen and judge is None:
+            raise ConfigError("audit=N needs judge=MODEL: the judge is what the rules are checked against")
     except (ConfigError, ModelError, FileNotFoundError) as exc:
         raise fail(str(exc)) from None
     tolerance = Tolerance(chosen.get("abs_tol", DYNAMATH_ABS_TOLERANCE), chosen.get("rel_tol", 0.0))
-    regraded = rescore_rows(rows, tolerance)
+    grader = chosen.get("grader", DEFAULT_GRADER)
+    regraded = rescore_rows(rows, tolerance, grader)
     judge_calls = {"calls_made": 0, "cache_hits": 0, "cost_usd": 0.0}
+    audit = None
     if judge:
         client, store = open_client(judge.cache_dir or default_cache_dir())
         try:
-            regraded = asyncio.run(
-                llm_extract(regraded, judge, client, tolerance, config.get("base_seed", 0))
-            )
+            if "audit" in chosen:
+                audit = asyncio.run(audit_rules(regraded, judge, client, tolerance, chosen["audit"]))
+            regraded = asyncio.run(llm_extract(regraded, judge, client, tolerance))
         finally:
             store.close()
         judge_calls = {
@@ -378,11 +403,15 @@ def rescore(
     out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
     out.mkdir()
     rescore_settings = {
+        "grader": grader,
         "abs_tol": tolerance.absolute,
         "rel_tol": tolerance.relative,
         "judge": chosen.get("judge"),
+        "audit": chosen.get("audit"),
     }
-    (out / "config.json").write_text(json.dumps({**config, "rescore": rescore_settings}, indent=2) + "\n")
+    (out / "config.json").write_text(
+        json.dumps({**config, "grader": grader, "rescore": rescore_settings}, indent=2) + "\n"
+    )
     write_jsonl(out / "results.jsonl", regraded)
     reasons = [r["reason"] for r in regraded]
     summary = {
@@ -393,14 +422,26 @@ def rescore(
         "changed_verdicts": sum(
             a.get("correct") != b.get("correct") for a, b in zip(rows, regraded, strict=True)
         ),
+        "judged": sum("judge_extract" in r for r in regraded),
         "judge": judge_calls,
         "rescored_from": str(run_dir),
     }
+    if audit is not None:
+        summary["audit"] = audit
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     report = write_report(out, regraded)
     _print_table(regraded)
+    audit_line = ""
+    if audit is not None:
+        audit_line = (
+            f"\naudit: rules and judge agree on {audit['agreement']:.1%} of {audit['sampled']} clear "
+            f"verdicts; Cohen's kappa {audit['kappa']:.2f} "
+            f"[{audit['kappa_low']:.2f}, {audit['kappa_high']:.2f}]; "
+            f"{len(audit['disagreements'])} disagreements in summary.json"
+        )
     console.print(
-        f"{summary['changed_verdicts']} verdicts changed; judge calls {judge_calls['calls_made']}\n"
+        f"grader {grader}: {summary['changed_verdicts']} verdicts changed; {summary['judged']} replies sent "
+        f"to the judge, judge calls {judge_calls['calls_made']}{audit_line}\n"
         f"results: {out}/results.jsonl\nreport:  {report}",
         highlight=False,
     )

@@ -25,6 +25,7 @@ from isodyn.analysis.consistency import (
     memorization,
     repetition_consistency,
 )
+from isodyn.analysis.grading import ambiguous_examples, grader_sensitivity, verdict_paths
 from isodyn.analysis.metrics import GROUP, Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import dynamath_table, format_value, isobench_layout, overview_table
@@ -79,6 +80,7 @@ class ReportContent:
     figures: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # name -> (caption, png)
     wrong_samples: list[dict[str, Any]] = field(default_factory=list)
     sentences: list[str] = field(default_factory=list)  # plain-language findings, listed first
+    ambiguous_examples: list[dict[str, Any]] = field(default_factory=list)  # replies the rules hesitated on
 
 
 def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> list[tuple[str, str]]:
@@ -187,6 +189,7 @@ def build_report(
         gaps = modality_gap(graded)
         if not gaps.empty:
             figures["modality_gap"] = ("Modality gap per task", plots.modality_gaps(gaps))
+    tables.extend(_grading_tables(frame))
     if process:
         from isodyn.analysis.process import error_distribution
 
@@ -202,7 +205,29 @@ def build_report(
         tables=tables,
         figures=figures,
         wrong_samples=_wrong_samples(graded, bootstrap.seed) if not graded.empty else [],
+        ambiguous_examples=ambiguous_examples(frame, bootstrap.seed) if not graded.empty else [],
     )
+
+
+def _grading_tables(frame: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """How verdicts were reached, and each headline number under every grader."""
+    out = []
+    paths = verdict_paths(frame)
+    if not paths.empty:
+        caption = (
+            "Share of graded replies (%) by where the answer was found (method) and how certain the "
+            "reading was (ambiguity); `exp rescore RUN judge=MODEL` sends the uncertain ones to a judge."
+        )
+        out.append(("How verdicts were reached", caption, paths))
+    sensitivity = grader_sensitivity(frame)
+    if not sensitivity.empty:
+        caption = (
+            "Every headline number re-graded from the saved replies by each grader (A in %, RR as a "
+            "ratio, gap in percentage points); spread = highest - lowest. A large spread means the "
+            "number depends on how answers are read, not only on the model."
+        )
+        out.append(("Grader sensitivity", caption, sensitivity))
+    return out
 
 
 @cache

@@ -7,7 +7,9 @@ All functions are pure and vectorised with numpy:
 - `cluster_bootstrap`: percentile intervals for A_avg, A_wst and RR from the same seed resamples;
 - `paired_comparison`: two systems on the same cells: the paired cluster-bootstrap interval of the
   difference, McNemar's exact test on discordant cells, a sign-flip permutation test over seeds;
-- `holm`: Holm's step-down correction; `power_analysis`: minimum detectable effect and seeds needed.
+- `holm`: Holm's step-down correction; `power_analysis`: minimum detectable effect and seeds needed;
+- `cohen_kappa`, `kappa_interval`: agreement of two raters (the rules and a judge) beyond chance,
+  with a percentile interval from resampled pairs.
 """
 
 from __future__ import annotations
@@ -233,3 +235,37 @@ def power_analysis(
 def smallest_sign_flip_p(seeds: int) -> float:
     """The smallest two-sided p a sign-flip test over `seeds` seeds can reach (all signs alike)."""
     return min(1.0, 2 / 2**seeds) if seeds > 0 else 1.0
+
+
+def cohen_kappa(a: np.ndarray, b: np.ndarray) -> float:
+    """Cohen's kappa of two raters' labels on the same items (NaN for no items; 1 when both give
+    one and the same label throughout, where chance agreement is already total)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if len(a) == 0:
+        return float("nan")
+    categories, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
+    left, right = codes[: len(a)], codes[len(a) :]
+    return float(_kappas(left[None, :], right[None, :], len(categories))[0])
+
+
+def _kappas(left: np.ndarray, right: np.ndarray, k: int) -> np.ndarray:
+    """Kappa per row of two (resamples x items) arrays of category codes 0..k-1."""
+    observed = (left == right).mean(axis=1)
+    expected = sum((left == c).mean(axis=1) * (right == c).mean(axis=1) for c in range(k))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = (observed - expected) / (1 - expected)
+    return np.where(expected >= 1, np.where(observed >= 1, 1.0, np.nan), kappa)
+
+
+def kappa_interval(
+    a: np.ndarray, b: np.ndarray, resamples: int = 2_000, level: float = 0.95, seed: int = 0
+) -> Interval:
+    """Cohen's kappa with a percentile bootstrap interval over resampled items."""
+    a, b = np.asarray(a), np.asarray(b)
+    if len(a) == 0:
+        return Interval(float("nan"), float("nan"), float("nan"))
+    categories, codes = np.unique(np.concatenate([a, b]), return_inverse=True)
+    left, right = codes[: len(a)], codes[len(a) :]
+    picks = np.random.default_rng(seed).integers(0, len(a), size=(resamples, len(a)))
+    draws = _kappas(left[picks], right[picks], len(categories))
+    return Interval(cohen_kappa(a, b), *_percentile(draws, level))

@@ -50,6 +50,7 @@ class ExperimentConfig:
     out: Path = Path("runs")
     cache_dir: Path = field(default_factory=default_cache_dir)
     quiet: bool = False
+    grader: str = "isodyn"  # how replies are graded (`isodyn.scoring.GRADERS`)
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self)}
@@ -122,6 +123,14 @@ def _temperature(value: str) -> float:
     return number
 
 
+def grader_name(value: str) -> str:
+    from isodyn.scoring import GRADERS
+
+    if value not in GRADERS:
+        raise ConfigError(f"unknown grader; valid: {', '.join(GRADERS)}")
+    return value
+
+
 _PARSERS = {
     "models": _split,
     "strategies": _split,
@@ -146,6 +155,7 @@ _PARSERS = {
     "out": Path,
     "cache_dir": Path,
     "quiet": _boolean,
+    "grader": grader_name,
 }
 # Singular spellings a user will type.
 _ALIASES = {"model": "models", "strategy": "strategies", "modality": "modalities", "seed": "seeds"}

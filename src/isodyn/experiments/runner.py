@@ -38,7 +38,7 @@ from isodyn.experiments.memo import Replay, ReplayMemo
 from isodyn.generators import SeedProgram, all_seeds
 from isodyn.generators.release import ReleaseError, release_seeds
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
-from isodyn.scoring import score_reply
+from isodyn.scoring import DEFAULT_GRADER, score_reply
 from isodyn.strategies import CellContext, ComposedStrategy, ModelFacts, StrategyError, parse_strategy
 from isodyn.strategies.fewshot import DEMO_INDEX_START
 
@@ -135,6 +135,8 @@ RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base
 def run_identity(config: ExperimentConfig) -> str:
     # The dataset only when there is one, so runs on generated seeds keep their identity.
     extra = {"dataset": str(config.dataset.resolve())} if config.dataset is not None else {}
+    if config.grader != DEFAULT_GRADER:  # the default is left out so earlier runs keep their identity
+        extra["grader"] = config.grader
     return config.digest(RUN_IDENTITY, **extra)[:12]
 
 
@@ -250,7 +252,9 @@ async def _run_cell(
     if remembered is not None:
         transcript, replay = remembered
         row = _base_row(cell, replay.variant)
-        return _scored_row(row, replay.scored_variant(), replay.response, replay.notes, transcript)
+        return _scored_row(
+            row, replay.scored_variant(), replay.response, replay.notes, transcript, plan.config.grader
+        )
     variant = materials.variant(cell.seed_id, cell.variant)
     row = _base_row(cell, variant)
     empty = {"extracted": None, "correct": None, "response": None, "transcript": []}
@@ -270,7 +274,7 @@ async def _run_cell(
     if memo is not None:
         other = None if scored is variant else scored.to_json()
         memo.put(cell, Replay(variant, transcript, reply.text, ctx.notes, other))
-    return _scored_row(row, scored, reply.text, ctx.notes, transcript)
+    return _scored_row(row, scored, reply.text, ctx.notes, transcript, plan.config.grader)
 
 
 def _scored_row(
@@ -279,18 +283,22 @@ def _scored_row(
     text: str,
     notes: dict[str, Any],
     transcript: list[dict[str, Any]],
+    grader: str = DEFAULT_GRADER,
 ) -> dict[str, Any]:
     """The row of a cell whose strategy finished: the final reply graded against `scored`."""
-    score = score_reply(text, scored)
+    score = score_reply(text, scored, grader=grader)
     calls = [t for t in transcript if "key" in t]
     return {
         **row,
+        "question": scored.question,
         "truth": scored.answer,
         "choices": list(scored.choices),
         "extracted": score.extracted,
         "correct": score.correct,
         "reason": score.reason,
         "method": score.method,
+        "ambiguity": score.ambiguity,
+        "grader": score.grader,
         "response": text,
         "notes": notes,
         "transcript": transcript,

@@ -1,67 +1,72 @@
-"""Scoring: extract the answer from a raw reply, then compare it with the truth."""
+"""Scoring: extract the answer from a raw reply, then compare it with the truth, by a named grader."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from isodyn.core import AnswerType, Variant
 from isodyn.scoring.compare import DYNAMATH_ABS_TOLERANCE, Tolerance, is_correct
-from isodyn.scoring.extract import Extraction, extract_answer, extract_json_answer
+from isodyn.scoring.extract import AMBIGUITIES, Extraction, extract_answer
+from isodyn.scoring.graders import DEFAULT_GRADER, GRADERS, UNREADABLE, Question, Score, get_grader
+from isodyn.scoring.json_answer import ANSWER_KEY, json_answer
 
 __all__ = [
+    "AMBIGUITIES",
+    "ANSWER_KEY",
+    "DEFAULT_GRADER",
     "DYNAMATH_ABS_TOLERANCE",
+    "GRADERS",
+    "UNREADABLE",
     "Extraction",
+    "Question",
     "Score",
     "Tolerance",
     "extract_answer",
-    "extract_json_answer",
     "extract_short_answer",
     "is_correct",
+    "json_answer",
+    "question_of",
     "score",
     "score_reply",
 ]
 
-# The JSON step alone (kept under its first name for callers that want only DynaMath's format).
-extract_short_answer = extract_json_answer
 
-
-@dataclass(frozen=True)
-class Score:
-    correct: bool
-    extracted: str | None
-    reason: str  # "ok" (graded, right or wrong) or "extraction_failed"
-    method: str  # which step of the extraction cascade found the answer
+def extract_short_answer(reply: str) -> Extraction:
+    """The JSON step alone: DynaMath's requested `short answer` and how it was read."""
+    answer, method = json_answer(reply)
+    return Extraction(answer, method) if answer is not None else Extraction.nothing()
 
 
 def score(
-    reply: str,
+    reply: object,
     truth: str,
     answer_type: AnswerType | str,
     choices: tuple[str, ...] = (),
     tolerance: Tolerance = Tolerance(),  # noqa: B008 - immutable
     percent_question: bool = False,
+    question: str = "",
+    grader: str = DEFAULT_GRADER,
 ) -> Score:
-    """Grade one reply against one truth. Public, so saved replies can be re-graded.
-
-    An answer that cannot be found, or cannot be read as the answer type, is wrong with reason
-    `extraction_failed`; nothing is guessed.
-    """
-    answer_type = AnswerType(answer_type)
-    extraction = extract_answer(reply, answer_type, tuple(choices))
-    if extraction.answer is None:
-        return Score(False, None, "extraction_failed", extraction.method)
-    verdict = is_correct(extraction.answer, truth, answer_type, tuple(choices), tolerance, percent_question)
-    if verdict is None:
-        return Score(False, extraction.answer, "extraction_failed", extraction.method)
-    return Score(verdict, extraction.answer, "ok", extraction.method)
+    """Grade one reply against one truth with the named grader. Public, so saved replies can be
+    re-graded. An answer that cannot be found or read as the answer type is wrong with reason
+    `extraction_failed`; nothing is guessed."""
+    asked = Question(truth, AnswerType(answer_type), tuple(choices), question, percent_question, tolerance)
+    return get_grader(grader)(reply, asked)
 
 
-def score_reply(reply: str, variant: Variant, tolerance: Tolerance = Tolerance()) -> Score:  # noqa: B008
-    return score(
-        reply,
+def question_of(variant: Variant, tolerance: Tolerance = Tolerance()) -> Question:  # noqa: B008
+    return Question(
         variant.answer,
         variant.answer_type,
         variant.choices,
+        variant.question,
+        variant.params.get("answer_unit") == "%",
         tolerance,
-        percent_question=variant.params.get("answer_unit") == "%",
     )
+
+
+def score_reply(
+    reply: object,
+    variant: Variant,
+    tolerance: Tolerance = Tolerance(),  # noqa: B008 - immutable
+    grader: str = DEFAULT_GRADER,
+) -> Score:
+    return get_grader(grader)(reply, question_of(variant, tolerance))

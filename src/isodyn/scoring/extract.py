@@ -1,249 +1,448 @@
-"""Pull the answer out of a raw model reply: a cascade, each step named in the result.
+"""isodyn's extraction: the final answer a free-form reply commits to, and how it was found.
 
-Models are asked for DynaMath's JSON (`solution`, `short answer`); real replies wrap it in code
-fences, add prose before and after, use single quotes or trailing commas, leave LaTeX backslashes
-unescaped, give up on JSON halfway, or ignore it. The cascade, first hit wins:
+Real replies ignore the requested JSON, answer first and reason after, bury the value in a sentence,
+paraphrase an option, answer a yes/no question with a statement, or check their answer with more
+numbers after it. The cascade tries the places a committed answer stands, most explicit first, and
+reads each candidate as the answer type; the first readable one is the answer:
 
-1. `json` / `json_lenient` / `json_key_regex`: the short answer of the last complete JSON object
-   that has one (`short answer`, else `final answer` / `answer`, else any key naming an answer);
-2. `boxed`: the last `\\boxed{...}` (nested braces allowed; MM-MATH's convention): when a reply
-   boxes twice ("12 ... wait ... 14"), the last box is its final answer;
-3. `answer_line`: the last "the answer is X" / "Answer: X", up to the end of its sentence, without a
-   trailing explanation ("14, because ..."); a line that cannot be an answer of the type ("the answer
-   is determined by ...", an option-less line for multiple choice) is passed over;
-4. `choice` (multiple choice only): the whole reply when it is one letter (`**B**`), else the last of
-   the final sentences that names options, when it names exactly one: explicitly (`(B)`, `option B`,
-   `choose B`) or by a non-negated option text ("the function is neither even nor odd");
-5. `last_number` (numeric answer types only): the last number in the reply (not a unit's exponent
-   such as the 2 of `cm^2`), or the last inline formula when that number belongs to it.
+1. `json*`: the `short answer` of the last JSON object (see `json_answer`);
+2. `boxed`: the last `\\boxed{...}`;
+3. `answer_line`: the last "the answer is X" / "Answer: X" / a "Final answer" heading and its line;
+4. `leading`: the first line, when it is nothing but an answer ("Yes.", "**B**", "2", "odd");
+5. `statement` (multiple choice): the last sentence that chooses or rules out an option, read by
+   meaning (`options.py`); for yes/no, a statement about the question's subject;
+   `conclusion` (numbers): the value a concluding sentence ("so", "therefore", "in total") states;
+6. `last_number` (numbers): the last number outside trailing checks ("Check: 3(4) - 2 = 10").
 
-Steps 4 and 5 are guesses and are skipped for a refusal ("I cannot determine ..."): a stray number
-or option word in it is not an answer. Nothing found: `none`, and the cell is wrong with reason
-`extraction_failed`; there is no default option. Each function here is pure.
+A candidate that names several options, or several different numbers with nothing to pick one, is
+`ambiguous: several options` / `ambiguous: several values` and ends the search with no answer. A
+refusal ("I cannot determine ...") stops the guesses of steps 4-6. Nothing found: `none found`.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
 from isodyn.core import AnswerType
-from isodyn.scoring.compare import choice_letter, letters_mentioned, options_named, parse_number
+from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
+from isodyn.scoring.focus import answer_sentences, stated
+from isodyn.scoring.json_answer import json_answer
+from isodyn.scoring.options import LETTERS, OptionReading, read_statement, read_yes_no, yes_no_letters
+from isodyn.scoring.text import MAX_CANDIDATE_CHARS, bounded, clip, lines, sentences, strip_markup
+from isodyn.scoring.text_answers import NUMBER as NUMBER_KIND
+from isodyn.scoring.text_answers import TIME, WORD, YES_NO, read_shaped, times_in, truth_kind
 
-# In order of preference; keys are compared lower-cased, with `_`/`-` read as spaces.
-_SHORT_ANSWER_KEYS = ("short answer", "shortanswer", "final answer", "answer")
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_BARE_LATEX = re.compile(r"(?<!\\)\\(?=[a-zA-Z]{2,})")  # `\frac` inside a JSON string, unescaped
-_CONTROL = re.compile(r"[\x00-\x1f]")  # what `\f`rac, `\t`imes, `\b`eta decode to
-_KEY_SPACING = re.compile(r"[\s_\-]+")
-_LENIENT_JSON = json.JSONDecoder(strict=False)  # json.loads(..., strict=False) builds one per call
-_KEY_VALUE = re.compile(
-    r"""["']short[ _]?answer["']\s*:\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^,}\n]+))""",
-    re.IGNORECASE,
-)
+CLEAR = "clear"
+SEVERAL_OPTIONS = "ambiguous: several options"
+SEVERAL_VALUES = "ambiguous: several values"
+NONE_FOUND = "none found"
+AMBIGUITIES = (CLEAR, SEVERAL_OPTIONS, SEVERAL_VALUES, NONE_FOUND)
 
 
 @dataclass(frozen=True)
 class Extraction:
-    answer: str | None
-    method: str  # json, json_lenient, json_key_regex, boxed, answer_line, choice, last_number, none
+    answer: str | None  # for multiple choice, the option's letter
+    method: str  # json, json_lenient, json_key_regex, boxed, answer_line, leading, statement, ...
+    ambiguity: str = CLEAR  # one of AMBIGUITIES
+
+    @classmethod
+    def nothing(cls, ambiguity: str = NONE_FOUND, method: str = "none") -> Extraction:
+        return cls(None, method, ambiguity)
 
 
-_STRUCTURE = re.compile(r'[{}"\\]')  # the only characters that move the scanner below
+# ---- where an answer stands ------------------------------------------------------------------------
 
-
-def _balanced_objects(text: str) -> list[str]:
-    """Every top-level `{...}` substring with balanced braces (strings are respected).
-
-    Visits only braces, quotes and backslashes (a regex finds them), not every character: replies
-    run to thousands of characters and every cached cell is re-graded on a rerun.
-    """
-    found, depth, start, in_string, escaped_at = [], 0, -1, False, -1
-    for match in _STRUCTURE.finditer(text):
-        i, ch = match.start(), match.group()
-        if i == escaped_at:
-            continue  # the character after a backslash inside a string
-        if in_string:
-            if ch == "\\":
-                escaped_at = i + 1
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"' and depth > 0:
-            in_string = True
-        elif ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                found.append(text[start : i + 1])
-    return found
-
-
-def _short_answer_of(obj: object) -> str | None:
-    if not isinstance(obj, dict):
-        return None
-    lowered = {_KEY_SPACING.sub(" ", str(k)).strip().lower(): v for k, v in obj.items()}
-    keys = [k for k in _SHORT_ANSWER_KEYS if k in lowered]
-    keys += [k for k in lowered if "answer" in k and k not in keys]
-    for key in keys:
-        value = lowered[key]
-        if value is not None:
-            return value if isinstance(value, str) else json.dumps(value)
-    return None
-
-
-def _lenient_load(candidate: str) -> object | None:
-    repaired = _BARE_LATEX.sub(r"\\\\", _TRAILING_COMMA.sub(r"\1", candidate))
-    if "'" in repaired and '"' not in repaired:
-        repaired = repaired.replace("'", '"')
-    try:
-        return _LENIENT_JSON.decode(repaired)
-    except json.JSONDecodeError:
-        return None
-
-
-def _load(candidate: str) -> tuple[str | None, str]:
-    """The short answer of one `{...}` and how it was read: strict JSON, or repaired JSON when strict
-    JSON fails or decodes an unescaped LaTeX command into a control character."""
-    try:
-        answer = _short_answer_of(_LENIENT_JSON.decode(candidate))
-        if answer is None or not _CONTROL.search(answer):
-            return answer, "json"
-    except json.JSONDecodeError:
-        pass
-    return _short_answer_of(_lenient_load(candidate)), "json_lenient"
-
-
-def extract_json_answer(reply: str) -> Extraction:
-    """The `short answer` of the last complete JSON object that has one, else a key regex."""
-    for candidate in reversed(_balanced_objects(reply)):
-        answer, method = _load(candidate)
-        if answer is not None and answer.strip():
-            return Extraction(answer.strip(), method)
-    matches = list(_KEY_VALUE.finditer(reply))
-    if matches:
-        groups = matches[-1].groups()
-        value = next(g for g in groups if g is not None).strip().strip("\"'")
-        value = value.replace('\\"', '"').replace("\\\\", "\\")
-        if value and value.lower() != "null":
-            return Extraction(value, "json_key_regex")
-    return Extraction(None, "none")
+_BOX_OR_BRACE = re.compile(r"\\(?:boxed|fbox)\s*\{|[{}]")
 
 
 def last_boxed(reply: str) -> str | None:
-    """Content of the last `\\boxed{...}` (or `\\fbox{...}`), with nested braces."""
-    starts = [m.end() for m in re.finditer(r"\\(?:boxed|fbox)\s*\{", reply)]
-    for start in reversed(starts):
-        depth = 1
-        for i in range(start, len(reply)):
-            if reply[i] == "{":
-                depth += 1
-            elif reply[i] == "}":
-                depth -= 1
-                if depth == 0:
-                    content = reply[start:i].strip()
-                    if content:
-                        return content
-                    break
-    return None
+    """Content of the last non-empty `\\boxed{...}` (or `\\fbox{...}`), nested braces allowed; one
+    pass over the braces, so unclosed boxes cost nothing extra."""
+    stack: list[int | None] = []  # for each open brace: where its box's content starts, or None
+    found = None
+    for match in _BOX_OR_BRACE.finditer(reply):
+        token = match.group()
+        if token == "}":
+            if stack and (start := stack.pop()) is not None:
+                content = reply[start : match.start()].strip()
+                if content:
+                    found = content
+        else:
+            stack.append(match.end() if token != "{" else None)
+    return found
 
 
-_ANSWER_MARKER = re.compile(r"\b(?:final answer|the answer|answer)\s*(?:is|:|=)[\s:*]*", re.IGNORECASE)
-# The answer ends at a line break or at a sentence end (a period followed by a space; `3.5` is one
-# number), and before an explanation ("14, because ...").
+_ANSWER_MARKER = re.compile(
+    r"(?:\bfinal\s+answer|\b(?:the\s+)?(?:correct\s+|right\s+)?answer|\bmy\s+answer)"
+    r"(?:\s+is|\s*[:=])[\s:*]*",
+    re.IGNORECASE,
+)
+# The answer ends at a line break, a sentence end (a period and a space; `3.5` is one number), or
+# before an explanation ("14, because ...", "6 (check: ...)").
 _ANSWER_END = re.compile(
-    r"\n|\.(?=\s|$)|,?\s+(?:because|since|as|which|due to|given)\b|,\s+so\b", re.IGNORECASE
+    r"\n|\.(?=\s|$)|\s+\((?=(?:check|verif|since|because|note|approx|rounded|i\.e|e\.g))"
+    r"|,?\s+(?:because|since|as|which|due\s+to|given|where)\b|,\s+so\b", re.IGNORECASE,
+)  # fmt: skip
+_HEADING = re.compile(
+    r"^\s*+(?:#{1,6}\s*+|\*\*)?+\s*+(?:final\s+answer|answer|conclusion|result)\s*+:?\s*+\**\s*+$", re.I
+)
+MAX_ANSWER_LINES = 6  # the last few answer lines are enough; a reply repeating one is no better read
+
+
+def answer_lines(reply: str) -> list[str]:
+    """The last "the answer is X" / "Answer: X" values, in order, and lines under an answer heading."""
+    found: list[str] = []
+    raw_lines = reply.splitlines()
+    for i, raw in enumerate(raw_lines):
+        line = strip_markup(raw)
+        if len(raw) <= 80 and (_HEADING.match(raw) or (line and _HEADING.match(line))):
+            following = next((strip_markup(n) for n in raw_lines[i + 1 : i + 4] if strip_markup(n)), "")
+            if following:
+                found.append(following)
+            continue
+        for marker in _ANSWER_MARKER.finditer(line):
+            rest = line[marker.end() : marker.end() + MAX_CANDIDATE_CHARS]
+            end = _ANSWER_END.search(rest)
+            answer = (rest[: end.start()] if end else rest).strip().strip("*").strip().rstrip(".").strip()
+            if answer and not answer.startswith(('{"', "{'", "[{")):
+                found.append(answer)
+        del found[:-MAX_ANSWER_LINES]
+    return found
+
+
+_SHORT_LINE = re.compile(r"^[^.!?]{1,40}[.!]?$")  # "Yes.", "**B**", "2", "(C) neither", "12 cm"
+
+
+def leading_line(reply: str) -> str | None:
+    """The first line when it is short and is followed by more text (answer first, reasoning after)."""
+    found = lines(reply)
+    if len(found) < 2 or not _SHORT_LINE.match(found[0]):
+        return None
+    first = found[0].rstrip(".!").strip()
+    return first if first and len(first.split()) <= 4 else None
+
+
+_CHECK = re.compile(
+    r"^\(?\s*(?:check|checking|verify|verifying|verification|double[- ]check|sanity check|indeed|note|"
+    r"this (?:matches|agrees|is consistent)|which (?:matches|agrees))\b",
+    re.I,
 )
 
 
-def answer_line(reply: str) -> str | None:
-    """The last "the answer is X" / "Answer: X" with a non-empty X that is not a JSON object."""
-    for marker in reversed(list(_ANSWER_MARKER.finditer(reply))):
-        rest = reply[marker.end() :]
-        end = _ANSWER_END.search(rest)
-        answer = (rest[: end.start()] if end else rest).strip().strip("*").strip().rstrip(".").strip()
-        if answer and not answer.startswith(('{"', "{'", "[{")):
-            return answer
-    return None
+def without_checks(found: tuple[str, ...]) -> tuple[str, ...]:
+    """Sentences up to the trailing checks and asides that follow a committed answer."""
+    end = len(found)
+    while end > 1 and (_CHECK.match(found[end - 1]) or found[end - 1].startswith("(")):
+        end -= 1
+    return found[:end]
 
 
-def mentioned_choice(reply: str, choices: tuple[str, ...]) -> str | None:
-    """A one-letter reply, or the one option the last option-naming sentence (of the final three)
-    names; None when that sentence names several (a list of the options, "even or odd")."""
-    letters = "ABCDEFGHIJ"[: len(choices)]
-    if (bare := re.fullmatch(r"\W*\(?([A-Ja-j])\)?\W*", reply.strip())) is not None:
-        letter = bare.group(1).upper()
-        return letter if letter in letters else None
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", reply.strip()) if s.strip()]
-    for sentence in reversed(sentences[-3:]):
-        if sentence.rstrip().endswith("?"):
-            continue  # a question ("is it odd?") names options without choosing one
-        named = set(letters_mentioned(sentence, choices)) | options_named(sentence, choices)
-        if named:
-            return named.pop() if len(named) == 1 else None
-    return None
-
-
-_NUMBER = re.compile(r"(?<![\w^.])(?<!\^\{)[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+NUMBER = re.compile(r"(?<![\w^.])(?<!\^\{)[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 
 
-def last_number(reply: str) -> str | None:
+def last_number(text: str) -> str | None:
     """The last number; when it sits in the last inline formula and that formula's final value reads
     as a number (`$\\frac{\\sqrt{3}}{2}$`, `$A = 6 \\cdot 4 / 2 = 12$`), that value."""
-    numbers = list(_NUMBER.finditer(reply))
-    if not numbers:
+    last = None
+    for last in NUMBER.finditer(text):  # noqa: B007 - the last match is wanted
+        pass
+    if last is None:
         return None
-    last = numbers[-1]
-    spans = [m for m in _MATH_SPAN.finditer(reply) if m.start() <= last.start() < m.end()]
+    spans = [m for m in _MATH_SPAN.finditer(text) if m.start() <= last.start() < m.end()]
     if spans:
         formula = next(g for g in spans[-1].groups() if g is not None)
         value = re.split(r"=|\\approx|≈", formula)[-1].strip()
-        if value and parse_number(value) is not None:
+        if value and len(value) <= 80 and parse_number(value) is not None:
             return value
     return last.group().replace("−", "-")
 
 
 _REFUSAL = re.compile(
     r"\bI\s*(?:'m|am)?\s*(?:cannot|can't|can not|could not|couldn't|unable to|not able to)\s+"
-    r"(?:\w+\s+)?(?:determine|tell|answer|solve|provide)\b"
-    r"|\b(?:answer|value|it)\s+cannot be determined|\bnot enough information|\binsufficient information",
+    r"(?:\w+\s+)?(?:determine|tell|answer|solve|provide|see|read|identify)\b"
+    r"|\b(?:answer|value|it)\s+cannot be determined|\bnot enough information|\binsufficient information"
+    r"|\bimpossible to (?:determine|tell|say)",
     re.IGNORECASE,
 )
 
 
-def _is_refusal(reply: str) -> bool:
+def is_refusal(reply: str) -> bool:
     """The model declares it cannot answer. A hedge ("I can't see it clearly, but it is 4") is not."""
-    return _REFUSAL.search(reply) is not None
+    hedge = re.search(r"\bbut\b[^.]*\b(?:is|are|looks|seems|appears?|would be|should be|about)\b", reply)
+    return _REFUSAL.search(reply) is not None and hedge is None
 
 
-def _could_be_answer(line: str, answer_type: AnswerType, choices: tuple[str, ...]) -> bool:
-    """Whether an answer line can be an answer of the type at all (prose such as "the answer is
-    determined by ..." cannot); whether it is a *readable* one is for the comparison to decide."""
+# ---- reading a candidate as the answer type ---------------------------------------------------------
+
+_VALUE_ANCHOR = re.compile(
+    r"(?:\bis|\bequals?|\bare|\bbe|\bof|\bto|=|:|≈|\\approx|\babout)\s+", re.IGNORECASE
+)
+_VALUE_END = re.compile(r",\s|;|\s\(|\s(?:because|since|which|so|and|but|as|when|if|for|from|with)\s", re.I)
+
+
+def read_number(candidate: str, percent_question: bool = False) -> tuple[str | None, str]:
+    """The value a numeric candidate states: all of it when short (`12.5 cm`, `\\frac{3}{4}`), or in a
+    sentence the value after its last "is" / "=" (`the flow from s to t is 6`), or its only number."""
+    candidate = clip(candidate).strip()
+    if len(candidate.split()) <= 3 and not re.search(r"[A-Za-z]{3,}", candidate):
+        # a bare value (`12.5 cm`, `1/0`): it reads as a number or not at all
+        return (candidate, CLEAR) if parse_number(candidate, percent_question) is not None else (None, NONE_FOUND)
+    for anchor in reversed(list(_VALUE_ANCHOR.finditer(candidate))):
+        tail = candidate[anchor.end() :]
+        end = _VALUE_END.search(tail)
+        value = (tail[: end.start()] if end else tail).strip().rstrip(".").strip()
+        if value and NUMBER.search(value) and (parsed := parse_number(value, percent_question)) is not None:
+            return _bare(value, parsed, percent_question), CLEAR
+    if (parsed := parse_number(candidate, percent_question)) is not None:
+        return _bare(candidate, parsed, percent_question), CLEAR
+    numbers = [m.group() for m in NUMBER.finditer(candidate)]
+    if not numbers:
+        return None, NONE_FOUND
+    if len(set(numbers)) > 1 and _ALTERNATIVES.search(candidate):
+        return None, SEVERAL_VALUES  # "8 or 9, depending on ...": no committed value
+    return numbers[-1], CLEAR
+
+
+_ALTERNATIVES = re.compile(r"\d\s*(?:or|and/or|to)\s*[-+−]?\d|\beither\b|\bdepending\b|\bdepends\b", re.I)
+
+
+def _bare(value: str, parsed: float, percent_question: bool) -> str:
+    """`12 cm^2` as `12`: the value's first number when it alone reads as the same value."""
+    first = NUMBER.search(value)
+    if first and first.group() != value and parse_number(first.group(), percent_question) == parsed:
+        return first.group()
+    return value
+
+
+def _letter_reading(text: str, choices: tuple[str, ...]) -> OptionReading:
+    """Explicit letters in prose (`(B)`, `option B`), a letter after a negation ruled out."""
+    chosen, ruled_out = set(), set()
+    for letter in letters_mentioned(text, choices):
+        before = text[: text.find(letter)].lower()
+        negated = re.search(r"\b(?:not|isn't|never|no)\s*(?:option\s*|choice\s*)?\(?$", before.strip()[-20:])
+        (ruled_out if negated else chosen).add(letter)
+    return OptionReading(frozenset(chosen - ruled_out), frozenset(ruled_out))
+
+
+_LEADING_LETTER = re.compile(r"^\W*\(?([A-J])\)?(?:[.):]|\s*$)")
+
+
+def read_choice(candidate: str, choices: tuple[str, ...], question: str = "") -> tuple[str | None, str]:
+    """The option a candidate commits to: the candidate itself when it is a letter or an option's
+    text (`odd`, `(C) neither`), else the letter its meaning names."""
+    candidate = clip(candidate)
+    if choice_letter(candidate, choices) is not None:
+        return candidate.strip(), CLEAR
+    reading = _reading(candidate, choices, question)
+    letter = _LEADING_LETTER.match(strip_markup(candidate))
+    if letter and letter.group(1) in LETTERS[: len(choices)] and reading.chosen - {letter.group(1)}:
+        return None, SEVERAL_OPTIONS  # `B. even` when B is "odd": a contradiction, not an answer
+    if reading.letter is not None:
+        return reading.letter, CLEAR
+    if len(reading.chosen) > 1:
+        return None, SEVERAL_OPTIONS
+    if len(choices) == 2 and len(reading.ruled_out) == 1:  # "not convex" of convex / concave
+        return next(L for L in LETTERS[:2] if L not in reading.ruled_out), CLEAR
+    return None, NONE_FOUND
+
+
+def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReading:
+    """Letters named explicitly, yes/no polarity, and options named by meaning; a letter that
+    disagrees with the option text beside it makes both chosen (the caller calls that ambiguous)."""
+    letters = _letter_reading(text, choices)
+    if yes_no_letters(choices) is not None:
+        polar = read_yes_no(text, choices, question)
+        if polar.said_anything and not letters.chosen:
+            return polar
+    meaning = read_statement(text, choices)
+    if letters.chosen:
+        return OptionReading(letters.chosen | (meaning.chosen - letters.ruled_out), letters.ruled_out)
+    return OptionReading(meaning.chosen, meaning.ruled_out | letters.ruled_out)
+
+
+def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tuple[str | None, str]:
+    """The whole reply when it is a letter or an option's text; else the last sentence that chooses
+    an option decides, earlier ones only when later ones say nothing."""
+    whole = lines(reply)
+    if len(whole) == 1 and len(whole[0]) <= 60 and choice_letter(whole[0], choices) is not None:
+        return whole[0], CLEAR
+    ruled_out: set[str] = set()
+    for sentence in reversed(without_checks(sentences(reply))):
+        if sentence.rstrip().endswith("?"):
+            continue  # a question names options without choosing one
+        reading = _reading(clip(sentence), choices, question)
+        chosen = reading.chosen - ruled_out
+        if len(chosen) == 1:
+            return next(iter(chosen)), CLEAR
+        if len(chosen) > 1:
+            return None, SEVERAL_OPTIONS
+        ruled_out |= reading.ruled_out
+        remaining = [L for L in LETTERS[: len(choices)] if L not in ruled_out]
+        if ruled_out and len(remaining) == 1 and len(choices) == 2:
+            return remaining[0], CLEAR
+    return None, NONE_FOUND
+
+
+def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
+    """A text answer of the truth's shape: the shaped value in the candidate (a time, a pair, an
+    equation, ...), or a short candidate as written, or a word answer's last word."""
+    candidate = clip(candidate).strip()
+    if not re.search(r"[^\W_]", re.sub(r"\\[A-Za-z]+", "", candidate)) or candidate.startswith(("{\"", "[{")):
+        return None, NONE_FOUND  # punctuation, markup or a JSON object is no answer
+    if candidate.endswith(":"):
+        return None, NONE_FOUND  # a label whose value never came
+    short = len(candidate.split()) <= 4 or _wholly_math(candidate)
+    if kind == TIME:
+        times = list(dict.fromkeys(times_in(candidate)))
+        if len(times) > 1 and _EITHER.search(candidate):
+            return None, SEVERAL_VALUES
+        if times:
+            return times[-1], CLEAR
+        return (candidate, CLEAR) if short else (None, NONE_FOUND)
+    if short and kind != WORD:
+        return candidate, CLEAR
+    if _EITHER.search(candidate) and kind != WORD:
+        return None, SEVERAL_VALUES
+    shaped = read_shaped(candidate, kind)
+    if shaped is not None:
+        return shaped, CLEAR
+    return (candidate, CLEAR) if short else (None, NONE_FOUND)
+
+
+def _wholly_math(candidate: str) -> bool:
+    """No prose word in it: `x = 2, y = 3`, `\\frac{1}{2} (x + 1)^2`."""
+    prose = [w for w in re.findall(r"(?<!\\)\b[A-Za-z]{3,}\b", candidate) if w.lower() not in _MATH_WORDS]
+    return not prose and len(candidate) <= 120
+
+
+_MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt frac pi infty cup cap le ge neq".split())
+_EITHER = re.compile(r"\beither\b.*\bor\b|\bor\b.*\bdepending\b|\bdepends\b|\b(?:if|otherwise)\b", re.I)
+
+
+def read_candidate(
+    candidate: str,
+    answer_type: AnswerType,
+    choices: tuple[str, ...],
+    question: str,
+    percent_question: bool,
+    kind: str = WORD,
+) -> tuple[str | None, str]:
     if answer_type is AnswerType.MULTIPLE_CHOICE:
-        return choice_letter(line, choices) is not None
+        return read_choice(candidate, choices, question)
+    if answer_type in (AnswerType.FLOAT, AnswerType.INT):
+        return read_number(candidate, percent_question)
+    return read_text(candidate, kind)
+
+
+# ---- the cascade --------------------------------------------------------------------------------
+
+
+def _explicit(reply: str) -> list[tuple[str, str]]:
+    """Candidates the reply marks as its answer, most explicit first: JSON, box, answer lines."""
+    found: list[tuple[str, str]] = []
+    answer, method = json_answer(reply)
+    if answer is not None:
+        found.append((method, answer))
+    if (boxed := last_boxed(reply)) is not None:
+        found.append(("boxed", boxed))
+    found.extend(("answer_line", line) for line in reversed(answer_lines(reply)))
+    return found
+
+
+_YES_NO_OPTIONS = ("Yes", "No")
+
+
+def extract_answer(
+    reply: object,
+    answer_type: AnswerType,
+    choices: tuple[str, ...] = (),
+    question: str = "",
+    percent_question: bool = False,
+    truth: str = "",
+) -> Extraction:
+    """Run the cascade (module docstring) on any input: a non-string or empty reply finds nothing.
+    `truth` is read only for its shape (a clock time, a pair, yes/no), which says what a text answer
+    looks like; its value never steers the extraction."""
+    text = bounded(reply)
+    if not text.strip():
+        return Extraction.nothing()
+    kind = truth_kind(truth) if answer_type is AnswerType.TEXT else WORD
+    if kind == YES_NO:  # a yes/no question with a text answer: read as the two options
+        found = extract_answer(text, AnswerType.MULTIPLE_CHOICE, _YES_NO_OPTIONS, question)
+        letter = found.answer and choice_letter(found.answer, _YES_NO_OPTIONS)
+        answer = None if not letter else _YES_NO_OPTIONS["AB".index(letter)]
+        return Extraction(answer, found.method, found.ambiguity) if answer else found
+    if kind == NUMBER_KIND:
+        answer_type = AnswerType.FLOAT
+    unreadable = None
+    for method, candidate in _explicit(text):
+        answer, ambiguity = read_candidate(candidate, answer_type, choices, question, percent_question, kind)
+        if answer is not None or ambiguity != NONE_FOUND:
+            return Extraction(answer, method, ambiguity)
+        if method != "answer_line" or _could_be_answer(candidate, answer_type):
+            unreadable = unreadable or Extraction(clip(candidate), method)
+    if unreadable is not None:
+        return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
+    if is_refusal(text):
+        return Extraction.nothing()
+    if (first := leading_line(text)) is not None:
+        answer, ambiguity = _read_leading(first, answer_type, choices, question, percent_question, kind)
+        if answer is not None:
+            return Extraction(answer, "leading", ambiguity)
+    if answer_type is AnswerType.MULTIPLE_CHOICE:
+        answer, ambiguity = _statement_choice(text, choices, question)
+        return Extraction(answer, "choice" if answer or ambiguity != NONE_FOUND else "none", ambiguity)
+    return _stated_value(text, answer_type, question, percent_question, kind)
+
+
+def _stated_value(
+    text: str, answer_type: AnswerType, question: str, percent_question: bool, kind: str
+) -> Extraction:
+    """A number or text answer from the sentences that state it (`focus.answer_sentences`): the
+    first of them that holds a value decides; `last_number` when that is the reply's final
+    statement, `statement` when an earlier sentence answers the question."""
+    numeric = answer_type in (AnswerType.FLOAT, AnswerType.INT)
+    ranked = answer_sentences(text, question)
+    statements = stated(text)
+    final = statements[-1] if statements else None
+    for sentence in ranked:
+        if numeric:
+            answer, ambiguity = read_number(sentence, percent_question)
+        else:
+            answer, ambiguity = read_text(sentence, kind)
+        if answer is not None or ambiguity != NONE_FOUND:
+            method = ("last_number" if numeric else "last_sentence") if sentence == final else "statement"
+            return Extraction(answer, method, ambiguity)
+    return Extraction.nothing()
+
+
+def _could_be_answer(line: str, answer_type: AnswerType) -> bool:
+    """Whether an answer line could be an answer of the type at all; "the answer is determined by
+    ..." cannot, and is passed over rather than taken as an unreadable answer."""
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
         return re.search(r"\d|\\pi|π|√|\\sqrt", line) is not None
-    return True
+    return answer_type is AnswerType.TEXT and len(line.split()) <= 4
 
 
-def extract_answer(reply: str, answer_type: AnswerType, choices: tuple[str, ...] = ()) -> Extraction:
-    """Run the cascade; see the module docstring for the order."""
-    found = extract_json_answer(reply)
-    if found.answer is not None:
-        return found
-    if (boxed := last_boxed(reply)) is not None:
-        return Extraction(boxed, "boxed")
-    if (line := answer_line(reply)) is not None and _could_be_answer(line, answer_type, choices):
-        return Extraction(line, "answer_line")
-    if _is_refusal(reply):
-        return Extraction(None, "none")
-    if answer_type is AnswerType.MULTIPLE_CHOICE and (letter := mentioned_choice(reply, choices)):
-        return Extraction(letter, "choice")
-    if answer_type in (AnswerType.FLOAT, AnswerType.INT) and (number := last_number(reply)):
-        return Extraction(number, "last_number")
-    return Extraction(None, "none")
+def _read_leading(
+    first: str,
+    answer_type: AnswerType,
+    choices: tuple[str, ...],
+    question: str,
+    percent_question: bool,
+    kind: str = WORD,
+) -> tuple[str | None, str]:
+    """A first line counts only when it is wholly an answer: an option, yes/no, or a lone value."""
+    if answer_type is AnswerType.MULTIPLE_CHOICE:
+        letter = choice_letter(first, choices)
+        if letter is None and yes_no_letters(choices) is not None:
+            letter = read_yes_no(first, choices, question).letter
+        return letter, CLEAR
+    if answer_type in (AnswerType.FLOAT, AnswerType.INT):
+        ok = parse_number(first, percent_question) is not None and len(first.split()) <= 4
+        return (first, CLEAR) if ok else (None, NONE_FOUND)
+    if len(first.split()) > 4 or first.endswith(":"):
+        return None, NONE_FOUND
+    return read_text(first, kind)

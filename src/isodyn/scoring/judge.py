@@ -25,8 +25,10 @@ ERROR_TYPES = (
 )
 
 
-def extractor_messages(question: str, reply: str) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": render_template("judge_extract.j2", question=question, reply=reply)}]
+def extractor_messages(question: str, reply: str, choices: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    lettered = list(zip("ABCDEFGHIJ", choices, strict=False))
+    prompt = render_template("judge_extract.j2", question=question, reply=reply, choices=lettered)
+    return [{"role": "user", "content": prompt}]
 
 
 def parse_extractor_reply(text: str) -> str | None:

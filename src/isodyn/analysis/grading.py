@@ -1,0 +1,134 @@
+"""How a run's verdicts were reached, and how much its headline numbers depend on the grader (pure).
+
+- `grader_sensitivity`: every headline number (A_avg, A_wst, RR per model, strategy and modality;
+  the modality gap per model and strategy) under every registered grader, side by side, with the
+  spread between graders in percentage points;
+- `verdict_paths`: per model, the share of verdicts reached by each extraction method and with each
+  ambiguity;
+- `ambiguous_examples`: a few replies of each ambiguous kind, for a person to read.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from isodyn.analysis.metrics import GRADED_REASONS, GROUP, graded_cells, robustness
+from isodyn.analysis.modality import modality_gap
+from isodyn.scoring import GRADERS, Tolerance
+from isodyn.scoring.extract import CLEAR
+from isodyn.scoring.saved import grade_row
+
+EXAMPLES_PER_KIND = 3
+_EXCERPT = 300
+
+
+def regraded_frame(frame: pd.DataFrame, grader: str) -> pd.DataFrame:
+    """The graded cells with `correct` as the named grader decides from their saved replies."""
+    graded = graded_cells(frame)
+    if graded.empty or "response" not in graded:
+        return graded
+    tolerance = Tolerance()
+    verdicts = [
+        bool(grade_row(row, tolerance, grader).correct) if row.get("response") is not None else row["correct"]
+        for row in graded.to_dict("records")
+    ]
+    return graded.assign(correct=verdicts)
+
+
+def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
+    out: dict[tuple[str, str, str, str], float] = {}
+    for key, group in graded.groupby(GROUP, sort=True):
+        for metric, value in robustness(group).items():
+            out[(*key, metric)] = value
+    for strategy in sorted(graded["strategy"].unique()):
+        table = modality_gap(graded, strategy)
+        if table.empty:
+            continue
+        for model, group in table.groupby("model"):
+            # IsoBench's gap per task, averaged over the model's tasks
+            out[(model, strategy, "best text - image", "gap")] = float(group["gap"].mean())
+    return out
+
+
+def grader_sensitivity(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+    """Rows (model, strategy, modality, metric), a column per grader (in %; RR as a ratio), and the
+    spread between the highest and lowest grader."""
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    if frame.empty or "response" not in frame or not frame["reason"].isin(GRADED_REASONS).any():
+        return pd.DataFrame()
+    by_grader = {name: _headlines(regraded_frame(frame, name)) for name in GRADERS}
+    keys = sorted(set().union(*by_grader.values()))
+    records = []
+    for key in keys:
+        model, strategy, modality, metric = key
+        percent = metric != "RR"
+        values = [by_grader[name].get(key, math.nan) for name in GRADERS]
+        record: dict[str, Any] = {
+            "model": model,
+            "strategy": strategy,
+            "modality": modality,
+            "metric": metric,
+        }
+        for name, value in zip(GRADERS, values, strict=True):
+            record[name] = _fmt(value, percent)
+        finite = [v for v in values if not math.isnan(v)]
+        spread = (max(finite) - min(finite)) * (100 if percent else 1) if finite else math.nan
+        record["spread"] = "–" if math.isnan(spread) else (f"{spread:.1f} pp" if percent else f"{spread:.2f}")
+        records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+def _fmt(value: float, percent: bool) -> str:
+    if math.isnan(value):
+        return "–"
+    return f"{100 * value:.1f}" if percent else f"{value:.2f}"
+
+
+def verdict_paths(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+    """Per model: graded replies, then the share (in %) reached by each method and each ambiguity."""
+    graded = graded_cells(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
+    if graded.empty or "method" not in graded:
+        return pd.DataFrame()
+    if "ambiguity" not in graded:
+        graded = graded.assign(ambiguity=np.where(graded["reason"] == "ok", CLEAR, "none found"))
+    records = []
+    for model, group in graded.groupby("model", sort=True):
+        record: dict[str, Any] = {"model": model, "graded": len(group)}
+        for column, prefix in (("method", "method"), ("ambiguity", "")):
+            shares = group[column].fillna("none").value_counts(normalize=True)
+            for name, share in shares.items():
+                record[f"{prefix}: {name}" if prefix else str(name)] = f"{100 * share:.1f}"
+        records.append(record)
+    return pd.DataFrame.from_records(records).fillna("0.0")
+
+
+def ambiguous_examples(rows: list[dict[str, Any]] | pd.DataFrame, seed: int = 0) -> list[dict[str, Any]]:
+    """Up to `EXAMPLES_PER_KIND` rows of each ambiguity other than clear, chosen at random (seeded)."""
+    graded = graded_cells(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
+    if graded.empty or "ambiguity" not in graded:
+        return []
+    rng = np.random.default_rng(seed)
+    examples = []
+    for kind, group in graded[graded["ambiguity"] != CLEAR].groupby("ambiguity", sort=True):
+        picked = group.iloc[
+            sorted(rng.choice(len(group), size=min(EXAMPLES_PER_KIND, len(group)), replace=False))
+        ]
+        for record in picked.to_dict("records"):
+            reply = str(record.get("response") or "")
+            examples.append(
+                {
+                    "kind": kind,
+                    "label": f"{record['model']} / {record['strategy']} / {record['modality']} / "
+                    f"{record['seed_id']} #{record['variant']}",
+                    "truth": record["truth"],
+                    "choices": record.get("choices") or [],
+                    "extracted": record.get("extracted"),
+                    "method": record.get("method"),
+                    "reply": reply if len(reply) <= _EXCERPT else "…" + reply[-_EXCERPT:],
+                }
+            )
+    return examples

@@ -1,0 +1,100 @@
+"""Which sentences of a free-form reply state its answer (pure functions).
+
+A reply that does not mark its answer still states it in a sentence that echoes what the question
+asks for ("How many students chose soccer?" ... "14 students chose soccer."), or in a concluding
+sentence ("so", "therefore"). Sentences that only check, compare or suppose ("Check: ...", "For
+comparison ...", "If she had paid with $20, the change would be ...") state no answer.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from isodyn.scoring.options import tokens
+from isodyn.scoring.text import sentences
+
+STRONG_CONCLUSION = re.compile(
+    r"\b(?:so|therefore|thus|hence|in\s+total|altogether|overall|in\s+conclusion|which\s+gives|this\s+gives"
+    r"|the\s+result\s+is|finally|we\s+conclude|consequently)\b",
+    re.IGNORECASE,
+)
+_CHECK = re.compile(
+    r"^\(?\s*(?:check|checking|verify|verifying|verification|double[- ]check|sanity check|spot check|indeed"
+    r"|note|testing|test|substituting(?:\s+back)?|plugging\s+(?:back|in)|expanding"
+    r"|this (?:matches|agrees|is consistent)"
+    r"|which (?:matches|agrees))\b",
+    re.IGNORECASE,
+)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:would(?:\s+have)?|could|if\s+\w+\s+(?:had|were)|for\s+comparison|instead|by\s+comparison"
+    r"|compared\s+(?:to|with)|suppose|otherwise)\b",
+    re.IGNORECASE,
+)
+# What a question asks for: "What is the X of ...", "How many X ...", "How tall ...", "Find the X".
+_FOCUS = (
+    re.compile(
+        r"\b(?:what|which)\s+(?:is|are|was|were|will\s+be)\s+(?:the\s+)?(?P<f>[^?.,;]+?)"
+        r"(?=\s+(?:of|in|for|from|between|at|on|when|if|that|shown|given|after|before|to)\b|[?.,;]|$)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bhow\s+(?:many|much)\s+(?P<f>[^?.,;]+?)(?=[?.,;]|$)", re.IGNORECASE),
+    re.compile(r"\bhow\s+(?P<f>long|tall|far|wide|high|old|deep|fast|heavy|big|large)\b[^?]*", re.IGNORECASE),
+    re.compile(
+        r"\b(?:find|calculate|compute|determine|estimate|give|state)\s+(?:the\s+)?(?P<f>[^?.,;]+?)"
+        r"(?=\s+(?:of|in|for|from|at|on)\b|[?.,;]|$)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bwhat\s+(?P<f>time|day|year|number|value|angle|percentage|fraction|type)\b", re.IGNORECASE),
+)
+_FOCUS_STOP = frozenset("the a an of is are be does do did will total value its it this that".split())
+_SIZE_WORDS = {"long": "length", "tall": "height", "high": "height", "far": "distance", "wide": "width",
+               "old": "age", "deep": "depth", "fast": "speed", "heavy": "weight"}  # fmt: skip
+
+
+def _stem(word: str) -> str:
+    return word[:5]
+
+
+@lru_cache(maxsize=4096)
+def question_focus(question: str) -> frozenset[str]:
+    """Stems of the words naming what the question asks for (empty when no pattern matches)."""
+    asked = re.split(r"\n\s*(?:Choices|Options)\b", question)[0]
+    found: set[str] = set()
+    for pattern in _FOCUS:
+        for match in pattern.finditer(asked):
+            for word in tokens(match.group("f")):
+                if word not in _FOCUS_STOP and not word.isdigit() and len(word) > 1:
+                    found.add(_stem(word))
+                    if word in _SIZE_WORDS:
+                        found.add(_stem(_SIZE_WORDS[word]))
+    return frozenset(found)
+
+
+def is_aside(sentence: str) -> bool:
+    """A sentence that checks, compares or supposes: it states no answer."""
+    return bool(_CHECK.match(sentence) or _HYPOTHETICAL.search(sentence) or sentence.startswith("("))
+
+
+def stated(reply: str) -> tuple[str, ...]:
+    """The reply's sentences less asides and questions."""
+    return tuple(s for s in sentences(reply) if not is_aside(s) and not s.rstrip().endswith("?"))
+
+
+def answer_sentences(reply: str, question: str) -> list[str]:
+    """Sentences most likely to state the answer, best first: the one echoing the question's focus
+    most (the later on a tie), then the last strong conclusion, then the stated sentences from last
+    to first."""
+    found = stated(reply)
+    ranked: list[str] = []
+    focus = question_focus(question) if question else frozenset()
+    if focus:
+        scores = [len(focus & {_stem(w) for w in tokens(s)}) for s in found]
+        best = max(scores, default=0)
+        if best:
+            ranked.append(found[max(i for i, v in enumerate(scores) if v == best)])
+    conclusions = [s for s in found if STRONG_CONCLUSION.search(s)]
+    if conclusions:
+        ranked.append(conclusions[-1])
+    ranked.extend(reversed(found))
+    return list(dict.fromkeys(ranked))

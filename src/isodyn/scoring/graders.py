@@ -1,0 +1,190 @@
+"""Graders a user can name (`grader=`) and compare: each turns one reply into a `Score`.
+
+- `isodyn` (default): the extraction cascade of `extract.py`, then isodyn's comparison by type;
+- `dynamath`: DynaMath's published rule (its evaluation script, as released with the benchmark):
+  the substring from the first `{` to the last `}` with every backslash removed, read as JSON, its
+  `short answer`; else the whole reply. Floats: the first space-separated token (a trailing `π`
+  multiplies), right within 0.001 absolute; multiple choice: a one-character answer, else the one
+  letter of A-E the upper-cased answer contains; when that fails, right if the truth's letter is in
+  the reply's first three characters; text: right if the lower-cased answer is a substring of the
+  lower-cased truth. No model fallback;
+- `mmmath`: MM-MATH's outcome rule (Section 3.3): only the last `\\boxed{}`, compared by value
+  (tolerance 0.001, SymPy equivalence, intervals, units stripped);
+- `strict-json`: only the `short answer` of well-formed JSON, compared by isodyn's rules.
+
+Every grader is a pure function, total on any input: a reply that is not a string, empty or huge is
+graded `extraction_failed` with a reason, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from isodyn.core import AnswerType
+from isodyn.scoring.compare import Tolerance, is_correct
+from isodyn.scoring.extract import CLEAR, NONE_FOUND, Extraction, extract_answer, last_boxed
+from isodyn.scoring.json_answer import strict_json_answer
+from isodyn.scoring.text import bounded
+
+DEFAULT_GRADER = "isodyn"
+UNREADABLE = "unreadable"  # an answer was found but cannot be read as the answer type
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a grader needs to know about the question a reply answers."""
+
+    truth: str
+    answer_type: AnswerType
+    choices: tuple[str, ...] = ()
+    text: str = ""  # the question as asked (yes/no statements are read against it)
+    percent_question: bool = False
+    tolerance: Tolerance = field(default_factory=Tolerance)
+
+
+@dataclass(frozen=True)
+class Score:
+    correct: bool
+    extracted: str | None
+    reason: str  # "ok" (graded, right or wrong) or "extraction_failed"
+    method: str  # where the answer was found (json, boxed, answer_line, leading, statement, ...)
+    # clear, ambiguous: several options/values, none found, unreadable; when not given: none found
+    # for a reply with no answer, else clear
+    ambiguity: str | None = None
+    grader: str = DEFAULT_GRADER
+
+    def __post_init__(self) -> None:
+        if self.ambiguity is None:
+            derived = NONE_FOUND if self.extracted is None and self.reason != "ok" else CLEAR
+            object.__setattr__(self, "ambiguity", derived)
+
+
+Grader = Callable[[object, Question], Score]
+GRADERS: dict[str, Grader] = {}
+
+
+def grader(name: str) -> Callable[[Grader], Grader]:
+    """Register a grader under `name` (what `grader=` accepts)."""
+
+    def register(function: Grader) -> Grader:
+        GRADERS[name] = function
+        return function
+
+    return register
+
+
+def get_grader(name: str) -> Grader:
+    if name not in GRADERS:
+        raise KeyError(f"unknown grader {name!r}; valid: {', '.join(GRADERS)}")
+    return GRADERS[name]
+
+
+def _compared(extraction: Extraction, question: Question, name: str) -> Score:
+    """An extraction compared with the truth by isodyn's rules for the answer type."""
+    if extraction.answer is None:
+        return Score(False, None, "extraction_failed", extraction.method, extraction.ambiguity, name)
+    verdict = is_correct(
+        extraction.answer,
+        question.truth,
+        question.answer_type,
+        question.choices,
+        question.tolerance,
+        question.percent_question,
+    )
+    if verdict is None:
+        return Score(False, extraction.answer, "extraction_failed", extraction.method, UNREADABLE, name)
+    return Score(verdict, extraction.answer, "ok", extraction.method, extraction.ambiguity, name)
+
+
+@grader("isodyn")
+def isodyn_grader(reply: object, question: Question) -> Score:
+    asked = question
+    extraction = extract_answer(
+        reply, asked.answer_type, asked.choices, asked.text, asked.percent_question, asked.truth
+    )
+    return _compared(extraction, question, "isodyn")
+
+
+@grader("strict-json")
+def strict_json_grader(reply: object, question: Question) -> Score:
+    answer = strict_json_answer(bounded(reply))
+    found = Extraction(answer, "json") if answer is not None else Extraction.nothing()
+    return _compared(found, question, "strict-json")
+
+
+@grader("mmmath")
+def mmmath_grader(reply: object, question: Question) -> Score:
+    answer = last_boxed(bounded(reply))
+    found = Extraction(answer, "boxed") if answer is not None else Extraction.nothing()
+    return _compared(found, question, "mmmath")
+
+
+# ---- DynaMath's published rule -------------------------------------------------------------------
+
+
+def _dynamath_short_answer(reply: str) -> str | None:
+    first, last = reply.find("{"), reply.rfind("}")
+    text = reply[first : last + 1] if 0 <= first < last else reply
+    text = text.replace("\\", "").replace("\\n", "\n")
+    try:
+        found = json.loads(text, strict=False)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    value = found.get("short answer") if isinstance(found, dict) else None
+    return None if value is None else str(value)
+
+
+def _dynamath_float(answer: str) -> float | None:
+    if answer.isdigit():
+        return float(answer)
+    token = answer.split(" ")[0]
+    try:
+        if "π" in token:
+            factor = token.split("π")[0]
+            return float(factor or "1") * math.pi
+        return float(token)
+    except ValueError:
+        return None
+
+
+def _dynamath_letter(answer: str) -> str | None:
+    if len(answer) == 1:
+        return answer.upper()
+    present = [letter for letter in "ABCDE" if letter in answer.upper()]
+    return present[0] if len(present) == 1 else None
+
+
+@grader("dynamath")
+def dynamath_grader(reply: object, question: Question) -> Score:
+    text = bounded(reply)
+    short = _dynamath_short_answer(text)
+    method = "json" if short is not None else "whole_reply"
+    answer = short if short is not None else text
+    truth = question.truth.strip()
+    correct, extracted = False, None
+    if question.answer_type in (AnswerType.FLOAT, AnswerType.INT):
+        value = _dynamath_float(answer)
+        if value is not None:
+            extracted = str(value)
+            numeric_truth = re.fullmatch(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", truth)
+            correct = bool(numeric_truth) and abs(value - float(truth)) <= 0.001
+    elif question.answer_type is AnswerType.MULTIPLE_CHOICE:
+        extracted = _dynamath_letter(answer) if answer else None
+        if extracted is not None:
+            correct = extracted == truth.upper()
+        elif truth and truth.upper() in text[:3].upper():
+            # the published fallback: the truth's letter among the reply's first three characters
+            correct, extracted = True, truth.upper()
+    elif answer.strip():
+        extracted = answer
+        correct = answer.lower().strip() in truth.lower()
+    # Without a JSON short answer DynaMath's script asks a model; here (no fallback) a verdict read
+    # from the whole reply counts only when it is right, so a reply with no answer is never "ok".
+    readable = extracted is not None and (short is not None or correct)
+    if not readable:
+        return Score(False, None, "extraction_failed", method, NONE_FOUND, "dynamath")
+    return Score(correct, extracted, "ok", method, CLEAR, "dynamath")

@@ -1,0 +1,406 @@
+"""Which multiple-choice option a piece of free text commits to, read by meaning (pure functions).
+
+A reply names an option by its letter (`(B)`, `option B`), by its text (`odd`), by a paraphrase a
+grader accepts (`the same concentration` for `equal`, `concave down` for `concave`, `White delivers
+checkmate` for `White wins`) or, for a yes/no question, by a statement about the question's subject
+(`The two graphs are not isomorphic.` answers "Are the two graphs isomorphic?" with No).
+
+Three rules keep words from being read as choices when they are not:
+- negation: an option after `not`, `no`, `never`, `neither ... nor`, `does not`, ... in the same
+  clause is ruled out, not chosen ("Black does not win");
+- incidental use: a clause that describes, compares or supposes ("unlike an odd function", "a
+  concave function, in contrast, would", "if it were even") chooses nothing, and an option word
+  used as a modifier of a thing ("the black king", "an even number of vertices") is not a choice;
+- roles: chess outcomes are read with their subject ("White is checkmated" is a win for Black,
+  "stalemated" a draw).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from isodyn.scoring.text import clauses
+
+LETTERS = "ABCDEFGHIJ"
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# ---- words ------------------------------------------------------------------------------------
+
+# Phrases first (longest wins), then single words; each maps to a canonical token a grader accepts
+# as the same choice. Kept small and general: words that name the same relation or property.
+_PHRASES: tuple[tuple[str, str], ...] = (
+    (r"concave\s+down(?:ward)?", "concave"),
+    (r"concave\s+up(?:ward)?", "convex"),
+    (r"curves?\s+(?:downward|down)", "concave"),
+    (r"curves?\s+(?:upward|up)", "convex"),
+    (r"the\s+same(?:\s+as)?", "equal"),
+    (r"equal\s+to", "equal"),
+    (r"(?:as|just\s+as)\s+(?:high|large|big|strong|much|bright)\s+as", "equal"),
+    (r"no\s+different", "equal"),
+    (r"more\s+(?:concentrated|dense|massive)", "higher"),
+    (r"less\s+(?:concentrated|dense|massive)", "lower"),
+    (r"(?:neither|not)\s+odd\s+nor\s+even|(?:neither|not)\s+even\s+nor\s+odd", "neither"),
+    (r"no\s+symmetry", "neither"),
+    (r"has\s+no\s+solution", "no solution"),
+    (r"acyclic|(?:has|contains)\s+no\s+cycles?", "no cycle"),
+    (r"composite", "not prime"),
+    # trends and change
+    (r"(?:goes|going|go|gets|getting|moves?|moving)\s+(?:up|higher|upward)|uphill|rises|rising|grows|growing"
+     r"|gets?\s+(?:larger|bigger)", "increase"),
+    (r"(?:goes|going|go|gets|getting|moves?|moving)\s+(?:down|lower|downward)|downhill|drops|dropping|declines"
+     r"|gets?\s+smaller", "decrease"),
+    (r"(?:does\s+not|doesn't|do\s+not|don't|never)\s+change|unchanged|no\s+change|(?:stays|remains|stay|remain)"
+     r"\s+(?:the\s+same|constant|unchanged)|(?:is\s+)?flat|horizontal\s+segment", "constant"),
+    # forces and fields
+    (r"pull(?:s|ed|ing)?\s+(?:each\s+other\s+)?(?:toward|towards|together|closer)|drawn\s+(?:together|toward)"
+     r"|stick\s+together|come\s+together", "attract"),
+    (r"push(?:es|ed|ing)?\s+(?:each\s+other\s+)?(?:apart|away)|pushed\s+apart|move\s+apart|fly\s+apart",
+     "repel"),
+    (r"right\s*wards?|to\s+the\s+right|toward\s+the\s+right|points\s+right", "right"),
+    (r"left\s*wards?|to\s+the\s+left|toward\s+the\s+left|points\s+left", "left"),
+    (r"(?:forces\s+)?(?:are\s+)?balanced|cancel(?:s|led)?\s+(?:each\s+other\s+)?out|net\s+force\s+is\s+zero"
+     r"|zero\s+net\s+force", "no net force"),
+    # shape
+    (r"bends?\s+(?:upward|up)|opens?\s+(?:upward|up)|holds?\s+water|u-shaped", "convex"),
+    (r"bends?\s+(?:downward|down)|opens?\s+(?:downward|down)|∩-shaped|arch-shaped", "concave"),
+    (r"(?:mirror(?:\s+image)?|reflect(?:ion|ed)?|symmetric)\s+(?:of\s+itself\s+)?(?:across|about|over|in)\s+"
+     r"the\s+y-axis", "even symmetric y-axis"),
+    (r"(?:rotat\w*\s+(?:the\s+graph\s+)?(?:by\s+)?180|point\s+symmetry|symmetric\s+(?:about|with\s+respect\s+to)"
+     r"\s+the\s+origin)", "odd symmetric origin"),
+    # relations
+    (r"(?:at\s+the\s+same\s+time|simultaneously|at\s+once)", "same-time"),
+    (r"(?:shine|glow)s?\s+(?:identically|equally)|equally\s+bright|same\s+brightness", "equal"),
+    (r"(?:rise|go\s+up|increase)\s+together|move\s+together", "positive"),
+    (r"no\s+(?:visible\s+|clear\s+|apparent\s+)?(?:trend|relationship|pattern)|randomly\s+scattered",
+     "no correlation"),
+    (r"slopes?\s+downward|downward\s+trend|as\s+\w+(?:\s+\w+)?\s+(?:goes\s+up|increases)[^.]*?(?:goes\s+down|decreases)",
+     "negative"),
+    (r"(?:no|not\s+a)\s+limit|limit\s+(?:does\s+not|doesn't)\s+exist", "does-not-exist"),
+    (r"does\s+not\s+exist|doesn't\s+exist|undefined", "does-not-exist"),
+    (r"stale\s*mate[ds]?", "draw"),
+    (r"insufficient\s+material|dead\s+position|threefold\s+repetition", "draw"),
+)
+_PHRASE_PATTERN = re.compile("|".join(f"(?P<p{i}>\\b{p}\\b)" for i, (p, _) in enumerate(_PHRASES)), re.I)
+
+_WORDS = {
+    "same": "equal", "identical": "equal", "equivalent": "equal", "equally": "equal", "equals": "equal",
+    "greater": "higher", "larger": "higher", "bigger": "higher", "more": "higher", "stronger": "higher",
+    "high": "higher", "highest": "higher", "largest": "higher", "greatest": "higher", "exceeds": "higher",
+    "smaller": "lower", "less": "lower", "fewer": "lower", "weaker": "lower", "low": "lower",
+    "lowest": "lower", "smallest": "lower", "least": "lower",
+    "attracts": "attract", "attraction": "attract", "attracted": "attract", "attracting": "attract",
+    "repels": "repel", "repulsion": "repel", "repelled": "repel", "repelling": "repel", "repulsive": "repel",
+    "wins": "win", "won": "win", "winning": "win", "winner": "win", "victory": "win", "victorious": "win",
+    "drawn": "draw", "tie": "draw", "tied": "draw", "draws": "draw",
+    "increases": "increase", "increasing": "increase", "increased": "increase", "rises": "increase",
+    "decreases": "decrease", "decreasing": "decrease", "decreased": "decrease", "falls": "decrease",
+    "true": "yes", "correct": "yes", "false": "no", "incorrect": "no",
+    "convexity": "convex", "concavity": "concave",
+    "odd-function": "odd", "even-function": "even",
+    "isomorphism": "isomorphic", "connectivity": "connected",
+}  # fmt: skip
+
+# Words that carry no choice: articles, copulas, pronouns, prepositions.
+_STOP = _word_set(
+    "a an the is are was were be been being it its this that these those of to in on at for by with "
+    "as and or than then there here which who what answer option choice final correct correctly one "
+    "function graph figure image shown given we our you your has have had do does did will would can "
+    "could should must may might very much also just only"
+)
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+
+
+def _stem(word: str) -> str:
+    word = _WORDS.get(word, word)
+    for suffix in ("'s",):
+        if word.endswith(suffix):
+            word = word[: -len(suffix)]
+    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "ous", "is")):
+        word = word[:-1]
+    return _WORDS.get(word, word)
+
+
+def _plain(text: str) -> str:
+    """Lower-case prose without LaTeX wrappers: `$\\text{even}$` -> `even`."""
+    text = re.sub(r"\\(?:text|textbf|mathrm|mathbf|operatorname|emph)\s*\{([^{}]*)\}", r"\1", text)
+    text = re.sub(r"\\boxed\s*\{([^{}]*)\}", r"\1", text)
+    return text.replace("$", " ").replace("\\", " ").casefold()
+
+
+def _rewrite(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        return f" {_PHRASES[int(match.lastgroup[1:])][1]} "  # type: ignore[index]
+
+    return _PHRASE_PATTERN.sub(one, text)
+
+
+# Chess outcomes with their subject: who delivers mate wins; who is mated, loses or resigns loses.
+_WINS = re.compile(
+    r"\b(white|black)\s+(?:(?:delivers|gives|has|achieves|forces|wins\s+(?:by|with))\s+(?:a\s+)?(?:forced\s+)?"
+    r"(?:check)?mate|(?:check)?mates\b|is\s+(?:the\s+)?(?:winner|winning|victorious)|(?:has\s+)?won\b"
+    r"|comes\s+out\s+on\s+top)",
+    re.I,
+)
+_WINS_FOR = re.compile(
+    r"\b(?:wins?|winning|victory|decisive|win)\s+(?:is\s+)?(?:for|to)\s+(?:the\s+)?(white|black)(?:\s+side)?\b",
+    re.I,
+)
+_PIECE_COLOUR = re.compile(r"\b(?:the\s+)?(?:player|side)\s+with\s+the\s+(dark|light)\s+pieces\b", re.I)
+_LOSES = re.compile(
+    r"\b(white|black)\s+(?:is|gets|has\s+been|was|will\s+be|has|would\s+be)\s+(?:(?:check)?mated|lost|losing)"
+    r"|\b(white|black)\s+(?:loses|lost|resigns|resigned)\b",
+    re.I,
+)
+_MATE_BY = re.compile(r"\b(?:check)?mate\s+(?:by|for)\s+(white|black)\b", re.I)
+_OTHER = {"white": "black", "black": "white"}
+
+
+def _chess_roles(text: str) -> str:
+    text = _PIECE_COLOUR.sub(lambda m: "black" if m.group(1).lower() == "dark" else "white", text)
+    text = _WINS_FOR.sub(lambda m: f"{m.group(1)} wins", text)
+    text = _MATE_BY.sub(lambda m: f"{m.group(1)} wins", text)
+    text = _WINS.sub(lambda m: f"{m.group(1)} wins", text)
+    return _LOSES.sub(lambda m: f"{_OTHER[(m.group(1) or m.group(2)).lower()]} wins", text)
+
+
+@lru_cache(maxsize=16384)
+def tokens(text: str) -> tuple[str, ...]:
+    """Canonical word tokens of a piece of prose (synonyms and chess roles resolved)."""
+    return tuple(_stem(w) for w in _TOKEN.findall(_rewrite(_chess_roles(_plain(text)))))
+
+
+@lru_cache(maxsize=4096)
+def option_signature(option: str) -> tuple[str, ...]:
+    """The content tokens of an option (what a reply must say to name it)."""
+    found = tuple(t for t in tokens(option) if t not in _STOP)
+    return found or tokens(option)
+
+
+# ---- clauses ----------------------------------------------------------------------------------
+
+_NEGATORS = _word_set(
+    "not no never neither nor cannot cant without none isnt arent doesnt dont didnt wont wasnt "
+    "werent hasnt havent couldnt wouldnt shouldnt nothing nowhere fails lacks"
+)
+# A clause that describes, supposes or contrasts chooses nothing.
+_INCIDENTAL = re.compile(
+    r"\b(?:unlike|in\s+contrast|by\s+contrast|contrary|as\s+opposed|rather\s+than|instead\s+of|whereas"
+    r"|would|were|if|suppose|assuming|for\s+example|e\.g|such\s+as|recall|definition|defined|means\s+that"
+    r"|is\s+called|are\s+called|whether|either\s+\w+\s+or|otherwise|compared\s+(?:to|with)|check\s+if"
+    r"|to\s+determine|to\s+decide|we\s+need|let's|let\s+us|could\s+be|might\s+be|may\s+be)\b",
+    re.I,
+)
+# An option word followed by one of these is a modifier of a thing, not a claim ("the black king").
+_THINGS = _word_set(
+    "king queen rook bishop knight pawn piece square squares side move moves player pieces number "
+    "numbers node nodes vertex vertices edge edges degree degrees power powers term terms part parts "
+    "coefficient coefficients exponent exponents integer integers digit digits"
+)
+
+
+@dataclass(frozen=True)
+class OptionReading:
+    """What a text says about the options: letters it commits to and letters it rules out."""
+
+    chosen: frozenset[str] = frozenset()
+    ruled_out: frozenset[str] = frozenset()
+
+    @property
+    def letter(self) -> str | None:
+        return next(iter(self.chosen)) if len(self.chosen) == 1 else None
+
+    @property
+    def said_anything(self) -> bool:
+        return bool(self.chosen or self.ruled_out)
+
+
+def _find(signature: tuple[str, ...], words: tuple[str, ...]) -> int | None:
+    """Index of the first word of the option's signature in the clause, when every word occurs in
+    order within a short window; None otherwise."""
+    if not signature:
+        return None
+    first = signature[0]
+    for start, word in enumerate(words):
+        if word != first:
+            continue
+        position, ok = start, True
+        for needed in signature[1:]:
+            window = words[position + 1 : position + 6]
+            if needed not in window:
+                ok = False
+                break
+            position = position + 1 + window.index(needed)
+        if ok:
+            return start
+    return None
+
+
+def _negated(words: tuple[str, ...], at: int) -> bool:
+    """A negator before the option in the clause (the clause is its scope), `n't` included."""
+    return any(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words[:at])
+
+
+def read_clause(clause: str, choices: tuple[str, ...]) -> OptionReading:
+    """The options one clause chooses and rules out, by their text or a paraphrase."""
+    if _INCIDENTAL.search(clause):
+        return OptionReading()
+    words = tokens(clause)
+    signatures = [option_signature(option) for option in choices]
+    chosen, ruled_out = set(), set()
+    found: dict[str, tuple[int, int]] = {}
+    for letter, signature in zip(LETTERS, signatures, strict=False):
+        at = _find(signature, words)
+        if at is None:
+            continue
+        end = at + len(signature)
+        if len(signature) == 1 and end < len(words) and words[end] in _THINGS:
+            continue  # "the black king", "an even number of nodes"
+        found[letter] = (at, end)
+    for letter, (at, end) in found.items():
+        # An option inside a longer option that is also named ("win" inside "white win") is that one.
+        if any(o != letter and a <= at and end <= e and (e - a) > (end - at) for o, (a, e) in found.items()):
+            continue
+        (ruled_out if _negated(words, at) else chosen).add(letter)
+    return OptionReading(frozenset(chosen), frozenset(ruled_out))
+
+
+_REASON = re.compile(r"^\s*(?:since|because|as|given|due\s+to)\b", re.I)
+
+
+def read_statement(sentence: str, choices: tuple[str, ...]) -> OptionReading:
+    """The options a sentence commits to: its last clause that chooses one ("convex on the left and
+    concave on the right, so overall neither"); clauses giving a reason ("since ...") choose nothing,
+    and options ruled out anywhere in the sentence stay ruled out unless chosen later."""
+    chosen: frozenset[str] = frozenset()
+    ruled_out: set[str] = set()
+    for clause in clauses(sentence):
+        if _REASON.match(clause):
+            continue
+        reading = read_clause(clause, choices)
+        ruled_out = (ruled_out - reading.chosen) | reading.ruled_out
+        if reading.chosen:
+            chosen = reading.chosen
+    chosen = frozenset(chosen - (ruled_out - chosen))
+    if not chosen and len(ruled_out) >= 2:
+        neither = [L for L, o in zip(LETTERS, choices, strict=False) if o.casefold().strip() == "neither"]
+        if neither:  # "it is neither even nor odd" rules out two options and so names the third
+            chosen = frozenset(neither)
+    return OptionReading(chosen, frozenset(ruled_out))
+
+
+# ---- yes / no -----------------------------------------------------------------------------------
+
+_YES, _NO = frozenset({"yes", "true"}), frozenset({"no", "false"})
+
+
+def yes_no_letters(choices: tuple[str, ...]) -> tuple[str, str] | None:
+    """(letter of yes, letter of no) when the options are a yes/no (or true/false) pair."""
+    if len(choices) != 2:
+        return None
+    kinds = [_stem(re.sub(r"[^a-z]", "", option.casefold())) for option in choices]
+    if kinds[0] in _YES and kinds[1] in _NO:
+        return LETTERS[0], LETTERS[1]
+    if kinds[0] in _NO and kinds[1] in _YES:
+        return LETTERS[1], LETTERS[0]
+    return None
+
+
+# `No, ...`, `Yes.`, `True`, `**No** — ...`; not `No single force ...` or `Yes-or-no questions`.
+_LEADING_POLARITY = re.compile(
+    r"^\W*(yes|no|true|false|correct|incorrect|affirmative|negative)\W*?(?:[,.!:;—–)]|\s[-—–]\s|-(?!\w)|$)",
+    re.I,
+)
+# A sentence that judges the question's statement: "the statement holds", "that is false".
+_STATEMENT_TRUE = re.compile(
+    r"\b(?:statement|claim|it|this|that)\s+(?:is\s+)?(?:holds|true|correct|valid|right)\b", re.I
+)
+_STATEMENT_FALSE = re.compile(
+    r"\b(?:statement|claim|it|this|that)\s+(?:is\s+)?(?:false|incorrect|wrong|invalid|does\s+not\s+hold)\b"
+    r"|\b(?:statement|claim)\s+(?:is\s+not|isn't)\s+(?:true|correct|valid)\b",
+    re.I,
+)
+_NEGATED_ADJECTIVE = re.compile(
+    r"\b(?:non-?|dis(?=connect|continu|joint)|un|in(?=complete|consistent|valid))", re.I
+)
+# Words of a yes/no question that name neither the property asked about nor anything specific.
+_QUESTION_STOP = _word_set(
+    "does do is are was were can could has have had there exist exists any all each other every the a an of "
+    "to in on at for by with from this that these those it its be will would should shown given following "
+    "true false yes no answer statement graph graphs node vertex vertice vertices edge edges function line "
+    "lines point points triangle shape figure image picture diagram number value set table magnet magnets "
+    "two three four one both pair"
+)
+# A property and its opposite: a statement of the opposite answers the question with No.
+_OPPOSITES = {
+    "attra": "repel", "repel": "attra", "incre": "decre", "decre": "incre", "conve": "conca",
+    "conca": "conve", "prime": "compo", "compo": "prime", "paral": "perpe", "perpe": "paral",
+}  # fmt: skip
+
+
+def _stem5(word: str) -> str:
+    """A crude stem: the first five letters (`reachable`/`reached`, `continuous`/`continuity`)."""
+    return word[:5]
+
+
+@lru_cache(maxsize=2048)
+def _question_subject(question: str) -> tuple[frozenset[str], bool]:
+    """Stems of the property a yes/no question asks about (its last sentence ending in ?, less the
+    things it is about) and whether the question itself is negated ("Is the graph not connected?")."""
+    question = re.split(r"\n\s*(?:Choices|Options)\b|\(A\)", question)[0]
+    asked = [s for s in re.split(r"(?<=[.?!])\s+", question) if s.strip().endswith("?")]
+    text = asked[-1] if asked else question
+    words = tokens(_NEGATED_ADJECTIVE.sub("not ", text))
+    negated = any(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words)
+    content = frozenset(
+        _stem5(w)
+        for w in words
+        if len(w) > 2 and w not in _QUESTION_STOP and w not in _NEGATORS and not w.isdigit()
+    )
+    return content, negated
+
+
+def _polarity_words(clause: str) -> tuple[tuple[str, ...], int]:
+    """The clause's tokens with `non-`/`dis-`/`un-` prefixes split off, and how many negations it holds."""
+    words = tokens(_NEGATED_ADJECTIVE.sub("not ", clause))
+    negations = sum(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words)
+    return words, negations
+
+
+def read_yes_no(text: str, choices: tuple[str, ...], question: str) -> OptionReading:
+    """Yes or no from a leading word (`No, they are not`, `Answer: True`), a judgement of the
+    statement ("the statement holds"), or the last clause that states the property asked about,
+    its polarity flipped by each negation ("they are not isomorphic") or by naming its opposite."""
+    letters = yes_no_letters(choices)
+    if letters is None:
+        return OptionReading()
+    yes, no = letters
+
+    def verdict(positive: bool) -> OptionReading:
+        return OptionReading(frozenset({yes if positive else no}), frozenset({no if positive else yes}))
+
+    if match := _LEADING_POLARITY.match(text):
+        return verdict(match.group(1).casefold() in ("yes", "true", "correct", "affirmative"))
+    subject, question_negated = _question_subject(question)
+    found: bool | None = None
+    for clause in clauses(text):
+        if _INCIDENTAL.search(clause) or _REASON.match(clause):
+            continue
+        if match := _LEADING_POLARITY.match(clause):
+            found = match.group(1).casefold() in ("yes", "true", "correct", "affirmative")
+            continue
+        if _STATEMENT_FALSE.search(clause) or _STATEMENT_TRUE.search(clause):
+            found = _STATEMENT_FALSE.search(clause) is None
+            continue
+        words, negations = _polarity_words(clause)
+        stems = {_stem5(w) for w in words}
+        if subject & stems:
+            found = (negations % 2 == 0) != question_negated
+        elif any(_OPPOSITES.get(key) in stems for key in subject):
+            found = (negations % 2 == 1) != question_negated
+    return OptionReading() if found is None else verdict(found)
