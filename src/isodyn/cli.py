@@ -55,7 +55,12 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
             str(record["skipped"]),
             *(_fmt(record[k], percent=k != "RR") for k in ("A_avg", "A_wst", "RR")),
         )
-    Console().print(table)
+    _stdout_console().print(table)
+
+
+def _stdout_console() -> Console:
+    """The terminal's width on a terminal; wide when piped, so no header or id is folded."""
+    return Console() if sys.stdout.isatty() else Console(width=240)
 
 
 def _fmt(value: float, percent: bool) -> str:

@@ -168,6 +168,14 @@ _FRACTION = re.compile(r"([-+]?\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)")
 _TIMES_TEN = re.compile(
     r"([-+]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|x|\*|×)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
+_MIXED = re.compile(r"([-+]?\d+)\s+(\d+)\s*/\s*(\d+)")  # `2 1/2`
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
 # Possessive quantifiers: a long run of letters must not be split every possible way (backtracking).
 _UNIT_WORD = re.compile(
     r"^(?:[a-zA-Zµ°]++(?:\^?[23²³])?+(?:\s*+/\s*+[a-zA-Z]++(?:\^?[23²³])?+)?+\.?+\s*+)++$"
@@ -181,8 +189,18 @@ _PERCENT_WORD = re.compile(r"\s*(?:per\s?cent|percent)\.?$", re.I)
 _SEVERAL = re.compile(r"\d\s*(?:,|;|\bor\b|\band\b)\s*[-+]?\.?\d")
 
 
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+
+
+def unicode_math(text: str) -> str:
+    """`x²` as `x^{2}`, `10⁻³` as `10^{-3}`, `−` `×` `·` as `-` `*` `*`."""
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT) + "}", text)
+    return text.replace("−", "-").replace("×", "*").replace("·", "*").replace("∙", "*")
+
+
 def _strip_wrappers(text: str) -> str:
-    text = text.replace("\\$", "").replace("$", "")
+    text = unicode_math(text).replace("\\$", "").replace("$", "")
     text = _unwrap(text).replace("−", "-").replace("≈", "=").replace("\\approx", "=")
     text = re.sub(r"\\(?:text|mathrm|textrm|operatorname)\{([^{}]*)\}", r" \1", text)
     text = text.replace("\\,", "").replace("\\!", "").replace("\\ ", " ").replace("\\left", "")
@@ -201,7 +219,7 @@ def _strip_wrappers(text: str) -> str:
 
 def _strip_unit(text: str) -> str:
     """`12.5 cm^2` -> `12.5`; a trailing word that is mathematics (`3 pi`) stays."""
-    match = re.match(r"^(.*?\d)\s*([a-zA-Zµ°].*)$", text)
+    match = re.match(r"^(.*?[\d}])\s*([a-zA-Zµ°].*)$", text)
     if match and _UNIT_WORD.match(match.group(2)) and match.group(2).strip().lower() not in _MATH_WORDS:
         return match.group(1)
     return text.rstrip("°").strip()
@@ -258,6 +276,11 @@ def _plain_number(text: str) -> float | None:
         return float(Fraction(match.group(1)) / Fraction(match.group(2))) if denominator else None
     if match := _TIMES_TEN.fullmatch(text):
         return float(f"{match.group(1)}e{match.group(2)}")  # not m * 10**e: that is off in the last bits
+    if match := _MIXED.fullmatch(text):
+        whole, top, bottom = (int(g) for g in match.groups())
+        return None if not bottom else whole + (top / bottom if whole >= 0 else -top / bottom)
+    if text.casefold() in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[text.casefold()])
     return None
 
 
@@ -387,7 +410,23 @@ def _math_like(text: str) -> bool:
     return len(text) <= 200 and sum(text.count(b) for b in "([{") <= 24
 
 
+_MEMBER = re.compile(r"^\s*[a-zA-Z]\s*(?:∈|\\in)\s*")
+_FUNCTION_NAME = re.compile(r"(?<![\\a-zA-Z])(log|ln|sin|cos|tan|sqrt|exp)(?![a-zA-Z])")
+
+
+def _as_written_math(candidate: str, truth: str) -> str:
+    """A text candidate in the truth's form: `x ∈ [1, 3)` as `[1, 3)`, `P = 2(x + 3)` as `2(x + 3)` when
+    the truth is no equation, unicode math as LaTeX, `log_2(x)` as `\\log_2(x)`."""
+    text = _MEMBER.sub("", unicode_math(candidate))
+    if "=" not in truth and text.count("=") >= 1 and "," not in text:
+        text = text.split("=")[-1]
+    return _FUNCTION_NAME.sub(r"\\\1", text).strip()
+
+
 def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance()) -> bool:
+    if _normalize_text(candidate) == _normalize_text(truth):
+        return True
+    candidate, truth = _as_written_math(candidate, truth), _FUNCTION_NAME.sub(r"\\\1", unicode_math(truth))
     if _normalize_text(candidate) == _normalize_text(truth):
         return True
     clock = _clock_minutes(truth)

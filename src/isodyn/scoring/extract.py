@@ -58,19 +58,22 @@ _BOX_OR_BRACE = re.compile(r"\\(?:boxed|fbox)\s*\{|[{}]")
 
 def last_boxed(reply: str) -> str | None:
     """Content of the last non-empty `\\boxed{...}` (or `\\fbox{...}`), nested braces allowed; one
-    pass over the braces, so unclosed boxes cost nothing extra."""
+    pass over the braces, so unclosed boxes cost nothing extra. See `empty_final_box`."""
     stack: list[int | None] = []  # for each open brace: where its box's content starts, or None
     found = None
     for match in _BOX_OR_BRACE.finditer(reply):
         token = match.group()
         if token == "}":
             if stack and (start := stack.pop()) is not None:
-                content = reply[start : match.start()].strip()
-                if content:
-                    found = content
+                found = reply[start : match.start()].strip() or found
         else:
             stack.append(match.end() if token != "{" else None)
     return found
+
+
+def empty_final_box(reply: str) -> bool:
+    """The reply ends with an empty answer slot (`\\boxed{}`): it gives no answer."""
+    return re.search(r"\\(?:boxed|fbox)\s*\{\s*\}[\s$.*]*$", reply) is not None
 
 
 _ANSWER_MARKER = re.compile(
@@ -87,6 +90,7 @@ _ANSWER_END = re.compile(
 _HEADING = re.compile(
     r"^\s*+(?:#{1,6}\s*+|\*\*)?+\s*+(?:final\s+answer|answer|conclusion|result)\s*+:?\s*+\**\s*+$", re.I
 )
+_FINAL_HASHES = re.compile(r"^\s*####\s+(?!\**\s*(?:final\s+)?answer\b)(.{1,60}?)\s*$", re.I)
 MAX_ANSWER_LINES = 6  # the last few answer lines are enough; a reply repeating one is no better read
 
 
@@ -100,6 +104,9 @@ def answer_lines(reply: str) -> list[str]:
             following = next((strip_markup(n) for n in raw_lines[i + 1 : i + 4] if strip_markup(n)), "")
             if following:
                 found.append(following)
+            continue
+        if gsm := _FINAL_HASHES.match(raw):  # GSM8K's `#### 18`
+            found.append(gsm.group(1).strip())
             continue
         for marker in _ANSWER_MARKER.finditer(line):
             rest = line[marker.end() : marker.end() + MAX_CANDIDATE_CHARS]
@@ -121,6 +128,18 @@ def leading_line(reply: str) -> str | None:
         return None
     first = found[0].rstrip(".!").strip()
     return first if first and len(first.split()) <= 4 else None
+
+
+def closing_line(reply: str) -> str | None:
+    """The last line when it is a bare answer after reasoning (`> **C**`, `✅ 42`, `- Total: 12`)."""
+    found = lines(reply)
+    if len(found) < 2:
+        return None
+    last = found[-1].rstrip(".!").strip()
+    words = re.findall(r"[A-Za-z]{2,}", last)
+    if len(words) > 3 or len(last) > 40 or last.endswith((":", "?")) or _CHECK.match(last):
+        return None
+    return last
 
 
 _CHECK = re.compile(
@@ -182,30 +201,44 @@ _VALUE_ANCHOR = re.compile(
 _VALUE_END = re.compile(r",\s|;|\s\(|\s(?:because|since|which|so|and|but|as|when|if|for|from|with)\s", re.I)
 
 
-def read_number(candidate: str, percent_question: bool = False) -> tuple[str | None, str]:
-    """The value a numeric candidate states: all of it when short (`12.5 cm`, `\\frac{3}{4}`), or in a
-    sentence the value after its last "is" / "=" (`the flow from s to t is 6`), or its only number."""
+# A value as written in prose: `3/4`, `2 1/2`, `45%`, `.50`, `1,234.5`, `6.02 × 10^{23}`, `$2.50`.
+VALUE = re.compile(
+    r"(?<![\w^.])(?<!\^\{)[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?<=\d)"
+    r"(?:\s+\d+\s*/\s*\d+|\s*/\s*\d+(?:\.\d+)?)?"
+    r"(?:\s*(?:\\times|×|\*|x)\s*10\s*(?:\^\s*\{?\s*[-+−]?\d+\s*\}?|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+))?%?"
+)
+# A condition on the value: "at x = 3", "when x = 3" (the answer is the value, not the condition).
+_CONDITION = re.compile(r"\b(?:at|when|where|for|if|with)\s+[a-zA-Z]\s*=\s*[-+−]?[\d.]+", re.I)
+_LATEX_WORDS = re.compile(r"\\(?:text|mathrm|textrm|mathbf|textbf)\s*\{([^{}]*)\}")
+
+
+def read_number(candidate: str, percent_question: bool = False, first: bool = False) -> tuple[str | None, str]:
+    """The value a numeric candidate states: all of it when short (`12.5 cm`, `\\frac{3}{4}`), else the
+    value after its last "is" / "=" (`the flow from s to t is 6`), else one of its values: the first
+    for an answer line (`12 students scored above 80`), the last for a sentence of reasoning; values
+    offered as alternatives ("8 or 9") are no answer."""
     candidate = clip(candidate).strip()
-    if len(candidate.split()) <= 3 and not re.search(r"[A-Za-z]{3,}", candidate):
-        # a bare value (`12.5 cm`, `1/0`): it reads as a number or not at all
-        return (candidate, CLEAR) if parse_number(candidate, percent_question) is not None else (None, NONE_FOUND)
-    for anchor in reversed(list(_VALUE_ANCHOR.finditer(candidate))):
-        tail = candidate[anchor.end() :]
+    if len(candidate.split()) <= 4 and parse_number(candidate, percent_question) is not None:
+        return candidate, CLEAR
+    if len(candidate.split()) <= 3 and not re.search(r"[A-Za-z]{3,}", re.sub(r"\\[A-Za-z]+", "", candidate)):
+        return None, NONE_FOUND  # a bare value that is no number (`1/0`)
+    text = _CONDITION.sub(" ", _LATEX_WORDS.sub(r" \1 ", candidate))
+    values = [m.group().strip() for m in VALUE.finditer(text)]
+    if len(set(values)) > 1 and _ALTERNATIVES.search(text):
+        return None, SEVERAL_VALUES  # "8 or 9, depending on ...": no committed value
+    for anchor in reversed(list(_VALUE_ANCHOR.finditer(text))):
+        tail = text[anchor.end() :]
         end = _VALUE_END.search(tail)
         value = (tail[: end.start()] if end else tail).strip().rstrip(".").strip()
         if value and NUMBER.search(value) and (parsed := parse_number(value, percent_question)) is not None:
             return _bare(value, parsed, percent_question), CLEAR
-    if (parsed := parse_number(candidate, percent_question)) is not None:
-        return _bare(candidate, parsed, percent_question), CLEAR
-    numbers = [m.group() for m in NUMBER.finditer(candidate)]
-    if not numbers:
+    readable = [v for v in values if parse_number(v, percent_question) is not None]
+    if not readable:
         return None, NONE_FOUND
-    if len(set(numbers)) > 1 and _ALTERNATIVES.search(candidate):
-        return None, SEVERAL_VALUES  # "8 or 9, depending on ...": no committed value
-    return numbers[-1], CLEAR
+    return (readable[0] if first else readable[-1]), CLEAR
 
 
-_ALTERNATIVES = re.compile(r"\d\s*(?:or|and/or|to)\s*[-+−]?\d|\beither\b|\bdepending\b|\bdepends\b", re.I)
+_ALTERNATIVES = re.compile(r"\d\s*(?:or|and/or)\s*[-+−]?\d|\beither\b|\bdepending\b|\bdepends\b", re.I)
 
 
 def _bare(value: str, parsed: float, percent_question: bool) -> str:
@@ -252,6 +285,11 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
     """Letters named explicitly, yes/no polarity, and options named by meaning; a letter that
     disagrees with the option text beside it makes both chosen (the caller calls that ambiguous)."""
     letters = _letter_reading(text, choices)
+    if not letters.chosen and choices and all(parse_number(option) is not None for option in choices):
+        value, _ = read_number(text)  # numeric options: the value the sentence states
+        letter = choice_letter(value, choices) if value is not None else None
+        if letter is not None:
+            return OptionReading(frozenset({letter}))
     if yes_no_letters(choices) is not None:
         polar = read_yes_no(text, choices, question)
         if polar.said_anything and not letters.chosen:
@@ -313,7 +351,7 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
 
 def _wholly_math(candidate: str) -> bool:
     """No prose word in it: `x = 2, y = 3`, `\\frac{1}{2} (x + 1)^2`."""
-    prose = [w for w in re.findall(r"(?<!\\)\b[A-Za-z]{3,}\b", candidate) if w.lower() not in _MATH_WORDS]
+    prose = [w for w in re.findall(r"(?<!\\)\b[A-Za-z]{2,}\b", candidate) if w.lower() not in _MATH_WORDS]
     return not prose and len(candidate) <= 120
 
 
@@ -332,7 +370,7 @@ def read_candidate(
     if answer_type is AnswerType.MULTIPLE_CHOICE:
         return read_choice(candidate, choices, question)
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
-        return read_number(candidate, percent_question)
+        return read_number(candidate, percent_question, first=True)
     return read_text(candidate, kind)
 
 
@@ -385,8 +423,12 @@ def extract_answer(
             unreadable = unreadable or Extraction(clip(candidate), method)
     if unreadable is not None:
         return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
-    if is_refusal(text):
+    if is_refusal(text) or empty_final_box(text):
         return Extraction.nothing()
+    if (last := closing_line(text)) is not None:
+        answer, ambiguity = _read_leading(last, answer_type, choices, question, percent_question, kind)
+        if answer is not None:
+            return Extraction(answer, "closing", ambiguity)
     if (first := leading_line(text)) is not None:
         answer, ambiguity = _read_leading(first, answer_type, choices, question, percent_question, kind)
         if answer is not None:

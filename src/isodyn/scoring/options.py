@@ -49,7 +49,6 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"no\s+symmetry", "neither"),
     (r"has\s+no\s+solution", "no solution"),
     (r"acyclic|(?:has|contains)\s+no\s+cycles?", "no cycle"),
-    (r"composite", "not prime"),
     # trends and change
     (r"(?:goes|going|go|gets|getting|moves?|moving)\s+(?:up|higher|upward)|uphill|rises|rising|grows|growing"
      r"|gets?\s+(?:larger|bigger)", "increase"),
@@ -185,7 +184,7 @@ def option_signature(option: str) -> tuple[str, ...]:
 # ---- clauses ----------------------------------------------------------------------------------
 
 _NEGATORS = _word_set(
-    "not no never neither nor cannot cant without none isnt arent doesnt dont didnt wont wasnt "
+    "does-not-exist not no never neither nor cannot cant without none isnt arent doesnt dont didnt wont wasnt "
     "werent hasnt havent couldnt wouldnt shouldnt nothing nowhere fails lacks"
 )
 # A clause that describes, supposes or contrasts chooses nothing.
@@ -246,12 +245,20 @@ def _negated(words: tuple[str, ...], at: int) -> bool:
     return any(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words[:at])
 
 
+_PARENTHETICAL = re.compile(r"\([^()]*\)")
+
+
+def _numeric(option: str) -> bool:
+    return re.fullmatch(r"\s*[-+−]?\d+(?:[.,/]\d+)?\s*%?\s*", option) is not None
+
+
 def read_clause(clause: str, choices: tuple[str, ...]) -> OptionReading:
-    """The options one clause chooses and rules out, by their text or a paraphrase."""
+    """The options one clause chooses and rules out, by their text or a paraphrase; a number in
+    prose is not an option's name (`x = 1` does not choose option "1")."""
     if _INCIDENTAL.search(clause):
         return OptionReading()
     words = tokens(clause)
-    signatures = [option_signature(option) for option in choices]
+    signatures = [() if _numeric(option) else option_signature(option) for option in choices]
     chosen, ruled_out = set(), set()
     found: dict[str, tuple[int, int]] = {}
     for letter, signature in zip(LETTERS, signatures, strict=False):
@@ -262,6 +269,8 @@ def read_clause(clause: str, choices: tuple[str, ...]) -> OptionReading:
         if len(signature) == 1 and end < len(words) and words[end] in _THINGS:
             continue  # "the black king", "an even number of nodes"
         found[letter] = (at, end)
+    if not found:
+        found = _distinctive(words, signatures)
     for letter, (at, end) in found.items():
         # An option inside a longer option that is also named ("win" inside "white win") is that one.
         if any(o != letter and a <= at and end <= e and (e - a) > (end - at) for o, (a, e) in found.items()):
@@ -273,13 +282,26 @@ def read_clause(clause: str, choices: tuple[str, ...]) -> OptionReading:
 _REASON = re.compile(r"^\s*(?:since|because|as|given|due\s+to)\b", re.I)
 
 
+def _distinctive(words: tuple[str, ...], signatures: list[tuple[str, ...]]) -> dict[str, tuple[int, int]]:
+    """Options named by a word only they contain (`negative` for "negative correlation" among
+    positive / negative / no correlation), when the clause names exactly one option that way."""
+    found = {}
+    for letter, signature in zip(LETTERS, signatures, strict=False):
+        others = {w for i, other in enumerate(signatures) if LETTERS[i] != letter for w in other}
+        own = [w for w in signature if w not in others and w not in _STOP and len(w) > 2 and not w.isdigit()]
+        positions = [i for i, w in enumerate(words) if w in own]
+        if positions:
+            found[letter] = (positions[0], positions[0] + 1)
+    return found if len(found) == 1 else {}
+
+
 def read_statement(sentence: str, choices: tuple[str, ...]) -> OptionReading:
     """The options a sentence commits to: its last clause that chooses one ("convex on the left and
     concave on the right, so overall neither"); clauses giving a reason ("since ...") choose nothing,
     and options ruled out anywhere in the sentence stay ruled out unless chosen later."""
     chosen: frozenset[str] = frozenset()
     ruled_out: set[str] = set()
-    for clause in clauses(sentence):
+    for clause in clauses(_PARENTHETICAL.sub(" ", sentence)):
         if _REASON.match(clause):
             continue
         reading = read_clause(clause, choices)
@@ -343,6 +365,9 @@ _OPPOSITES = {
 }  # fmt: skip
 
 
+_CONTRAST = re.compile(r"\b(?:rather\s+than|instead\s+of|as\s+opposed\s+to)\b", re.I)
+
+
 def _stem5(word: str) -> str:
     """A crude stem: the first five letters (`reachable`/`reached`, `continuous`/`continuity`)."""
     return word[:5]
@@ -388,19 +413,23 @@ def read_yes_no(text: str, choices: tuple[str, ...], question: str) -> OptionRea
         return verdict(match.group(1).casefold() in ("yes", "true", "correct", "affirmative"))
     subject, question_negated = _question_subject(question)
     found: bool | None = None
-    for clause in clauses(text):
-        if _INCIDENTAL.search(clause) or _REASON.match(clause):
+    best = 0
+    for clause in clauses(_PARENTHETICAL.sub(" ", text)):
+        if _REASON.match(clause):
             continue
         if match := _LEADING_POLARITY.match(clause):
-            found = match.group(1).casefold() in ("yes", "true", "correct", "affirmative")
+            found, best = match.group(1).casefold() in ("yes", "true", "correct", "affirmative"), 99
             continue
         if _STATEMENT_FALSE.search(clause) or _STATEMENT_TRUE.search(clause):
-            found = _STATEMENT_FALSE.search(clause) is None
+            found, best = _STATEMENT_FALSE.search(clause) is None, 99
             continue
-        words, negations = _polarity_words(clause)
+        if _INCIDENTAL.search(_CONTRAST.sub(" ", clause)):  # "rather than X" negates X here
+            continue
+        words, negations = _polarity_words(_CONTRAST.sub(" not ", clause))
         stems = {_stem5(w) for w in words}
-        if subject & stems:
-            found = (negations % 2 == 0) != question_negated
-        elif any(_OPPOSITES.get(key) in stems for key in subject):
+        overlap = len(subject & stems)
+        if overlap and overlap >= best:  # the clause saying most about the property; the later on a tie
+            found, best = (negations % 2 == 0) != question_negated, overlap
+        elif not overlap and not best and any(_OPPOSITES.get(key) in stems for key in subject):
             found = (negations % 2 == 1) != question_negated
     return OptionReading() if found is None else verdict(found)
