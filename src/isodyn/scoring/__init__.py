@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from isodyn.core import AnswerType, Variant
 from isodyn.scoring.compare import DYNAMATH_ABS_TOLERANCE, Tolerance, is_correct
-from isodyn.scoring.extract import AMBIGUITIES, Extraction, extract_answer
-from isodyn.scoring.graders import DEFAULT_GRADER, GRADERS, UNREADABLE, Question, Score, get_grader
+from isodyn.scoring.extract import AMBIGUITIES, UNREADABLE, Extraction, extract_answer
+from isodyn.scoring.graders import DEFAULT_GRADER, GRADERS, Question, Score, get_grader
 from isodyn.scoring.json_answer import ANSWER_KEY, json_answer
 
 __all__ = [

@@ -81,7 +81,7 @@ _LETTER_MENTION = re.compile(
     r"\(([A-J])\)"
     r"|\*\*\s*\(?([A-J])\)?\s*\*\*"
     r"|\b(?i:option|choice)\s*\(?([A-Ja-j])\)?(?![\w'])"
-    r"|\b(?:is|be|choose|pick|select)\s+\(?([A-J])\)?(?=\s*(?:[.,;:!]|$))"
+    r"|\b(?:is|be|choose|pick|select|go\s+with|so|thus|hence)\s+\(?([A-J])\)?(?=\s*(?:[.,;:!]|$))"
 )
 _NEGATED = re.compile(r"(?:\b(?:not|nor|neither|never)|n't)\s+(?:(?:a|an|the|necessarily|really)\s+)?$")
 
@@ -175,10 +175,10 @@ _NUMBER_WORDS = {
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
         "sixteen seventeen eighteen nineteen twenty".split()
     )
-} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 # Possessive quantifiers: a long run of letters must not be split every possible way (backtracking).
 _UNIT_WORD = re.compile(
-    r"^(?:[a-zA-Zµ°]++(?:\^?[23²³])?+(?:\s*+/\s*+[a-zA-Z]++(?:\^?[23²³])?+)?+\.?+\s*+)++$"
+    r"^(?:[a-zA-Zµ°]++(?:\^?\{?[23²³]\}?)?+(?:\s*+/\s*+[a-zA-Z]++(?:\^?\{?[23²³]\}?)?+)?+\.?+\s*+)++$"
 )
 _MATH_WORDS = {"pi", "sqrt", "e", "i", "π", "frac", "x", "y"}
 _APPROX_WORDS = re.compile(r"^(?:approximately|approx\.?|about|around|roughly|nearly|circa|~)\s*", re.I)
@@ -417,7 +417,7 @@ _FUNCTION_NAME = re.compile(r"(?<![\\a-zA-Z])(log|ln|sin|cos|tan|sqrt|exp)(?![a-
 def _as_written_math(candidate: str, truth: str) -> str:
     """A text candidate in the truth's form: `x ∈ [1, 3)` as `[1, 3)`, `P = 2(x + 3)` as `2(x + 3)` when
     the truth is no equation, unicode math as LaTeX, `log_2(x)` as `\\log_2(x)`."""
-    text = _MEMBER.sub("", unicode_math(candidate))
+    text = _MEMBER.sub("", unicode_math(candidate)).strip().rstrip(".")
     if "=" not in truth and text.count("=") >= 1 and "," not in text:
         text = text.split("=")[-1]
     return _FUNCTION_NAME.sub(r"\\\1", text).strip()
@@ -431,7 +431,12 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
         return True
     clock = _clock_minutes(truth)
     if clock is not None:
-        return _clock_minutes(candidate) == clock
+        said = _clock_minutes(candidate)
+        if said is None:
+            return False
+        if _TIME.match(truth) and not _TIME.match(truth).group(3) and clock < 13 * 60:
+            return said % 720 == clock % 720  # a truth without AM/PM (`8:20`) is either half of the day
+        return said == clock
     expected, value = parse_number(truth), parse_number(candidate)
     if expected is not None and value is not None:
         return tolerance.close(value, expected)

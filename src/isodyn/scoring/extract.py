@@ -37,7 +37,8 @@ CLEAR = "clear"
 SEVERAL_OPTIONS = "ambiguous: several options"
 SEVERAL_VALUES = "ambiguous: several values"
 NONE_FOUND = "none found"
-AMBIGUITIES = (CLEAR, SEVERAL_OPTIONS, SEVERAL_VALUES, NONE_FOUND)
+UNREADABLE = "unreadable"  # an answer was marked but cannot be read as the answer type, or declines
+AMBIGUITIES = (CLEAR, SEVERAL_OPTIONS, SEVERAL_VALUES, NONE_FOUND, UNREADABLE)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ _ANSWER_END = re.compile(
     r"|,?\s+(?:because|since|as|which|due\s+to|given|where)\b|,\s+so\b", re.IGNORECASE,
 )  # fmt: skip
 _HEADING = re.compile(
-    r"^\s*+(?:#{1,6}\s*+|\*\*)?+\s*+(?:final\s+answer|answer|conclusion|result)\s*+:?\s*+\**\s*+$", re.I
+    r"^\s*+(?:#{1,6}\s*+|\*\*)?+\s*+(?:the\s+)?(?:final\s+answer|answer|conclusion|result)(?:\s+is)?\s*+:?\s*+\**\s*+$",
+    re.I,
 )
 _FINAL_HASHES = re.compile(r"^\s*####\s+(?!\**\s*(?:final\s+)?answer\b)(.{1,60}?)\s*$", re.I)
 MAX_ANSWER_LINES = 6  # the last few answer lines are enough; a reply repeating one is no better read
@@ -118,16 +120,29 @@ def answer_lines(reply: str) -> list[str]:
     return found
 
 
-_SHORT_LINE = re.compile(r"^[^.!?]{1,40}[.!]?$")  # "Yes.", "**B**", "2", "(C) neither", "12 cm"
+
+
+def bare_line(line: str, words_allowed: int = 3) -> bool:
+    """A line that can be nothing but an answer: one short sentence with few words of prose."""
+    line = line.rstrip(".!").strip()
+    words = re.findall(r"[A-Za-z]{2,}", re.sub(r"\\[A-Za-z]+", "", line))
+    one_sentence = not re.search(r"[.!?]\s+\S", line)
+    # beyond three words, a line that reasons ("..., so the function is odd") is no bare answer
+    reasons = len(words) > 3 and re.search(r"=|\b(?:so|since|because|therefore|thus|hence)\b", line, re.I)
+    short = 0 < len(line) <= 48 and len(words) <= words_allowed
+    return short and not line.endswith((":", "?")) and one_sentence and not reasons
 
 
 def leading_line(reply: str) -> str | None:
-    """The first line when it is short and is followed by more text (answer first, reasoning after)."""
+    """The first line, or first sentence, when it is bare and more text follows (answer first,
+    reasoning after: `2\n\nThe function changes slope ...`, `Beaker A. It has 0.6 mol ...`)."""
     found = lines(reply)
-    if len(found) < 2 or not _SHORT_LINE.match(found[0]):
-        return None
-    first = found[0].rstrip(".!").strip()
-    return first if first and len(first.split()) <= 4 else None
+    if len(found) >= 2 and bare_line(found[0], 6):
+        return found[0].rstrip(".!").strip()
+    first = sentences(reply)[:2]
+    if len(first) == 2 and bare_line(first[0], 6):
+        return first[0].rstrip(".!").strip()
+    return None
 
 
 def closing_line(reply: str) -> str | None:
@@ -136,10 +151,8 @@ def closing_line(reply: str) -> str | None:
     if len(found) < 2:
         return None
     last = found[-1].rstrip(".!").strip()
-    words = re.findall(r"[A-Za-z]{2,}", last)
-    if len(words) > 3 or len(last) > 40 or last.endswith((":", "?")) or _CHECK.match(last):
-        return None
-    return last
+    listing = last.count("=") > 1 or ", " in last  # "Other routes: A → C → D = 7, ..."
+    return last if bare_line(last) and not _CHECK.match(last) and not listing else None
 
 
 _CHECK = re.compile(
@@ -182,7 +195,9 @@ _REFUSAL = re.compile(
     r"\bI\s*(?:'m|am)?\s*(?:cannot|can't|can not|could not|couldn't|unable to|not able to)\s+"
     r"(?:\w+\s+)?(?:determine|tell|answer|solve|provide|see|read|identify)\b"
     r"|\b(?:answer|value|it)\s+cannot be determined|\bnot enough information|\binsufficient information"
-    r"|\bimpossible to (?:determine|tell|say)",
+    r"|\bimpossible to (?:determine|tell|say)|\bI\s+don'?t\s+know\b"
+    r"|^\W*unable\s+to\s+(?:determine|tell|answer)"
+    r"|\bcannot\s+be\s+(?:determined|read)\b",
     re.IGNORECASE,
 )
 
@@ -212,7 +227,9 @@ _CONDITION = re.compile(r"\b(?:at|when|where|for|if|with)\s+[a-zA-Z]\s*=\s*[-+�
 _LATEX_WORDS = re.compile(r"\\(?:text|mathrm|textrm|mathbf|textbf)\s*\{([^{}]*)\}")
 
 
-def read_number(candidate: str, percent_question: bool = False, first: bool = False) -> tuple[str | None, str]:
+def read_number(
+    candidate: str, percent_question: bool = False, first: bool = False
+) -> tuple[str | None, str]:
     """The value a numeric candidate states: all of it when short (`12.5 cm`, `\\frac{3}{4}`), else the
     value after its last "is" / "=" (`the flow from s to t is 6`), else one of its values: the first
     for an answer line (`12 students scored above 80`), the last for a sentence of reasoning; values
@@ -220,9 +237,12 @@ def read_number(candidate: str, percent_question: bool = False, first: bool = Fa
     candidate = clip(candidate).strip()
     if len(candidate.split()) <= 4 and parse_number(candidate, percent_question) is not None:
         return candidate, CLEAR
-    if len(candidate.split()) <= 3 and not re.search(r"[A-Za-z]{3,}", re.sub(r"\\[A-Za-z]+", "", candidate)):
+    bare = not re.search(r"[A-Za-z]{2,}|=", re.sub(r"\\[A-Za-z]+", "", candidate))
+    if len(candidate.split()) <= 3 and bare:
         return None, NONE_FOUND  # a bare value that is no number (`1/0`)
-    text = _CONDITION.sub(" ", _LATEX_WORDS.sub(r" \1 ", candidate))
+    text = _LATEX_WORDS.sub(r" \1 ", candidate)
+    if VALUE.search(_CONDITION.sub(" ", text)):
+        text = _CONDITION.sub(" ", text)
     values = [m.group().strip() for m in VALUE.finditer(text)]
     if len(set(values)) > 1 and _ALTERNATIVES.search(text):
         return None, SEVERAL_VALUES  # "8 or 9, depending on ...": no committed value
@@ -259,7 +279,7 @@ def _letter_reading(text: str, choices: tuple[str, ...]) -> OptionReading:
     return OptionReading(frozenset(chosen - ruled_out), frozenset(ruled_out))
 
 
-_LEADING_LETTER = re.compile(r"^\W*\(?([A-J])\)?(?:[.):]|\s*$)")
+_LEADING_LETTER = re.compile(r"^\W*[(\[]?([A-J])[)\]]?(?:[.):\]]|\s|$)")
 
 
 def read_choice(candidate: str, choices: tuple[str, ...], question: str = "") -> tuple[str | None, str]:
@@ -285,11 +305,6 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
     """Letters named explicitly, yes/no polarity, and options named by meaning; a letter that
     disagrees with the option text beside it makes both chosen (the caller calls that ambiguous)."""
     letters = _letter_reading(text, choices)
-    if not letters.chosen and choices and all(parse_number(option) is not None for option in choices):
-        value, _ = read_number(text)  # numeric options: the value the sentence states
-        letter = choice_letter(value, choices) if value is not None else None
-        if letter is not None:
-            return OptionReading(frozenset({letter}))
     if yes_no_letters(choices) is not None:
         polar = read_yes_no(text, choices, question)
         if polar.said_anything and not letters.chosen:
@@ -307,9 +322,7 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     if len(whole) == 1 and len(whole[0]) <= 60 and choice_letter(whole[0], choices) is not None:
         return whole[0], CLEAR
     ruled_out: set[str] = set()
-    for sentence in reversed(without_checks(sentences(reply))):
-        if sentence.rstrip().endswith("?"):
-            continue  # a question names options without choosing one
+    for sentence in reversed(stated(reply, question)):
         reading = _reading(clip(sentence), choices, question)
         chosen = reading.chosen - ruled_out
         if len(chosen) == 1:
@@ -320,6 +333,25 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
         remaining = [L for L in LETTERS[: len(choices)] if L not in ruled_out]
         if ruled_out and len(remaining) == 1 and len(choices) == 2:
             return remaining[0], CLEAR
+    return _numeric_option(reply, choices)
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|isn't|aren't|can't|cannot)\b", re.I)
+
+
+def _numeric_option(reply: str, choices: tuple[str, ...]) -> tuple[str | None, str]:
+    """Numeric options named by value, when no sentence names one otherwise: the value the last
+    affirmative sentence with a value states (`So there are 5 triangles.`)."""
+    if not choices or any(parse_number(option) is None for option in choices):
+        return None, NONE_FOUND
+    for sentence in reversed(stated(reply, "")):
+        value, _ = read_number(sentence)
+        if value is None:
+            continue
+        if _NEGATION.search(sentence):
+            return None, NONE_FOUND  # "It's definitely not 15° or 60°."
+        letter = choice_letter(value, choices)
+        return (letter, CLEAR) if letter is not None else (None, NONE_FOUND)
     return None, NONE_FOUND
 
 
@@ -339,12 +371,14 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
         if times:
             return times[-1], CLEAR
         return (candidate, CLEAR) if short else (None, NONE_FOUND)
-    if short and kind != WORD:
-        return candidate, CLEAR
-    if _EITHER.search(candidate) and kind != WORD:
+    if kind == WORD:
+        if _NEGATION.search(candidate):
+            return None, NONE_FOUND  # "Not odd." rules a word out; it does not answer with it
+        return (candidate, CLEAR) if short else (read_shaped(candidate, kind), CLEAR)
+    if _EITHER.search(candidate) and not short:
         return None, SEVERAL_VALUES
     shaped = read_shaped(candidate, kind)
-    if shaped is not None:
+    if shaped is not None and not (short and _wholly_math(candidate)):
         return shaped, CLEAR
     return (candidate, CLEAR) if short else (None, NONE_FOUND)
 
@@ -359,6 +393,15 @@ _MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt frac pi infty c
 _EITHER = re.compile(r"\beither\b.*\bor\b|\bor\b.*\bdepending\b|\bdepends\b|\b(?:if|otherwise)\b", re.I)
 
 
+_NO_ANSWER = re.compile(
+    r"^\s*\[[A-Za-z][A-Za-z .,'/-]{2,}\]\s*$"  # a template placeholder left in: `[Concise Answer]`
+    r"|^\W*(?:n/?a|none|null|unknown|undetermined|indeterminate|not\s+(?:determinable|applicable|possible\s+to\s+"
+    r"(?:tell|determine))|(?:it\s+)?cannot\s+be\s+determined|can't\s+(?:be\s+)?(?:determined|tell)|i\s+don'?t\s+know"
+    r"|(?:i\s+am\s+|i'm\s+)?unable\s+to\s+(?:determine|tell|answer)|insufficient\s+(?:data|information))\W*$",
+    re.IGNORECASE,
+)
+
+
 def read_candidate(
     candidate: str,
     answer_type: AnswerType,
@@ -367,6 +410,8 @@ def read_candidate(
     percent_question: bool,
     kind: str = WORD,
 ) -> tuple[str | None, str]:
+    if _NO_ANSWER.match(_LATEX_WORDS.sub(r"\1", candidate)):
+        return None, UNREADABLE  # "N/A", "\\text{cannot be determined}": the reply declines
     if answer_type is AnswerType.MULTIPLE_CHOICE:
         return read_choice(candidate, choices, question)
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
@@ -417,10 +462,10 @@ def extract_answer(
     unreadable = None
     for method, candidate in _explicit(text):
         answer, ambiguity = read_candidate(candidate, answer_type, choices, question, percent_question, kind)
-        if answer is not None or ambiguity != NONE_FOUND:
+        if answer is not None or ambiguity not in (NONE_FOUND, UNREADABLE):
             return Extraction(answer, method, ambiguity)
-        if method != "answer_line" or _could_be_answer(candidate, answer_type):
-            unreadable = unreadable or Extraction(clip(candidate), method)
+        if ambiguity == UNREADABLE or method != "answer_line" or _could_be_answer(candidate, answer_type):
+            unreadable = unreadable or Extraction(clip(candidate), method, UNREADABLE)
     if unreadable is not None:
         return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
     if is_refusal(text) or empty_final_box(text):
@@ -447,16 +492,21 @@ def _stated_value(
     statement, `statement` when an earlier sentence answers the question."""
     numeric = answer_type in (AnswerType.FLOAT, AnswerType.INT)
     ranked = answer_sentences(text, question)
-    statements = stated(text)
+    statements = stated(text, question)
     final = statements[-1] if statements else None
+    ambiguous = None
     for sentence in ranked:
         if numeric:
             answer, ambiguity = read_number(sentence, percent_question)
         else:
             answer, ambiguity = read_text(sentence, kind)
-        if answer is not None or ambiguity != NONE_FOUND:
-            method = ("last_number" if numeric else "last_sentence") if sentence == final else "statement"
+        method = ("last_number" if numeric else "last_sentence") if sentence == final else "statement"
+        if answer is not None:
             return Extraction(answer, method, ambiguity)
+        if ambiguity != NONE_FOUND and ambiguous is None:
+            ambiguous = Extraction(None, method, ambiguity)
+    if ambiguous is not None:
+        return ambiguous
     return Extraction.nothing()
 
 
@@ -477,14 +527,15 @@ def _read_leading(
     kind: str = WORD,
 ) -> tuple[str | None, str]:
     """A first line counts only when it is wholly an answer: an option, yes/no, or a lone value."""
+    if answer_type is not AnswerType.MULTIPLE_CHOICE and not bare_line(first, 2):
+        return None, NONE_FOUND  # "The clock shows 7:45." observes; a bare value answers
     if answer_type is AnswerType.MULTIPLE_CHOICE:
-        letter = choice_letter(first, choices)
-        if letter is None and yes_no_letters(choices) is not None:
-            letter = read_yes_no(first, choices, question).letter
-        return letter, CLEAR
+        if ":" in first:
+            return None, NONE_FOUND  # "(A) even: no." lists an option with a judgement
+        answer, ambiguity = read_choice(first, choices, question)
+        return (answer, ambiguity) if ambiguity == CLEAR else (None, NONE_FOUND)
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
-        ok = parse_number(first, percent_question) is not None and len(first.split()) <= 4
-        return (first, CLEAR) if ok else (None, NONE_FOUND)
+        return read_number(first, percent_question, first=True)
     if len(first.split()) > 4 or first.endswith(":"):
         return None, NONE_FOUND
     return read_text(first, kind)

@@ -73,19 +73,36 @@ def question_focus(question: str) -> frozenset[str]:
 
 def is_aside(sentence: str) -> bool:
     """A sentence that checks, compares or supposes: it states no answer."""
-    return bool(_CHECK.match(sentence) or _HYPOTHETICAL.search(sentence) or sentence.startswith("("))
+    parenthetical = sentence.startswith("(") and re.search(r"[A-Za-z]{3,}", sentence) is not None
+    said = re.sub(r"\([^()]*\)", " ", sentence)  # "(which would mirror ...)" is an aside inside it
+    return bool(_CHECK.match(sentence) or _HYPOTHETICAL.search(said) or parenthetical)
 
 
-def stated(reply: str) -> tuple[str, ...]:
-    """The reply's sentences less asides and questions."""
-    return tuple(s for s in sentences(reply) if not is_aside(s) and not s.rstrip().endswith("?"))
+def restates(sentence: str, question: str) -> bool:
+    """A sentence that only repeats the question (weak models echo it): its words all occur there."""
+    words = set(tokens(sentence))
+    return len(words) >= 5 and words <= _question_words(question)
+
+
+@lru_cache(maxsize=2048)
+def _question_words(question: str) -> frozenset[str]:
+    return frozenset(tokens(question))
+
+
+def stated(reply: str, question: str = "") -> tuple[str, ...]:
+    """The reply's sentences less asides, questions and restatements of the question."""
+    return tuple(
+        s
+        for s in sentences(reply)
+        if not is_aside(s) and not s.rstrip().endswith("?") and not (question and restates(s, question))
+    )
 
 
 def answer_sentences(reply: str, question: str) -> list[str]:
     """Sentences most likely to state the answer, best first: the one echoing the question's focus
     most (the later on a tie), then the last strong conclusion, then the stated sentences from last
     to first."""
-    found = stated(reply)
+    found = stated(reply, question)
     ranked: list[str] = []
     focus = question_focus(question) if question else frozenset()
     if focus:

@@ -26,12 +26,11 @@ from dataclasses import dataclass, field
 
 from isodyn.core import AnswerType
 from isodyn.scoring.compare import Tolerance, is_correct
-from isodyn.scoring.extract import CLEAR, NONE_FOUND, Extraction, extract_answer, last_boxed
+from isodyn.scoring.extract import CLEAR, NONE_FOUND, UNREADABLE, Extraction, extract_answer, last_boxed
 from isodyn.scoring.json_answer import strict_json_answer
 from isodyn.scoring.text import bounded
 
-DEFAULT_GRADER = "isodyn"
-UNREADABLE = "unreadable"  # an answer was found but cannot be read as the answer type
+DEFAULT_GRADER = "isodyn"  # an answer was found but cannot be read as the answer type
 
 
 @dataclass(frozen=True)
@@ -87,6 +86,8 @@ def _compared(extraction: Extraction, question: Question, name: str) -> Score:
     """An extraction compared with the truth by isodyn's rules for the answer type."""
     if extraction.answer is None:
         return Score(False, None, "extraction_failed", extraction.method, extraction.ambiguity, name)
+    if extraction.ambiguity == UNREADABLE:
+        return Score(False, extraction.answer, "extraction_failed", extraction.method, UNREADABLE, name)
     verdict = is_correct(
         extraction.answer,
         question.truth,

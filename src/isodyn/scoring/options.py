@@ -63,8 +63,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
      "repel"),
     (r"right\s*wards?|to\s+the\s+right|toward\s+the\s+right|points\s+right", "right"),
     (r"left\s*wards?|to\s+the\s+left|toward\s+the\s+left|points\s+left", "left"),
-    (r"(?:forces\s+)?(?:are\s+)?balanced|cancel(?:s|led)?\s+(?:each\s+other\s+)?out|net\s+force\s+is\s+zero"
-     r"|zero\s+net\s+force", "no net force"),
+    (r"(?:forces\s+)?(?:are\s+)?balanced|cancel(?:s|led)?\s+(?:each\s+other\s+)?(?:out)?|net\s+force\s+is\s+zero"
+     r"|zero\s+net\s+force|no\s+net\s+force", "no-net-force"),
     # shape
     (r"bends?\s+(?:upward|up)|opens?\s+(?:upward|up)|holds?\s+water|u-shaped", "convex"),
     (r"bends?\s+(?:downward|down)|opens?\s+(?:downward|down)|∩-shaped|arch-shaped", "concave"),
@@ -176,15 +176,18 @@ def tokens(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=4096)
 def option_signature(option: str) -> tuple[str, ...]:
-    """The content tokens of an option (what a reply must say to name it)."""
-    found = tuple(t for t in tokens(option) if t not in _STOP)
+    """The content tokens of an option (what a reply must say to name it); a label letter stays
+    (`Solution A`, `Beaker B`: without it the two would read alike)."""
+    label = re.search(r"\b([A-Z])\s*$", option)
+    found = tuple(t for t in tokens(option) if t not in _STOP or (label and t == label.group(1).lower()))
     return found or tokens(option)
 
 
 # ---- clauses ----------------------------------------------------------------------------------
 
 _NEGATORS = _word_set(
-    "does-not-exist not no never neither nor cannot cant without none isnt arent doesnt dont didnt wont wasnt "
+    "does-not-exist not no never neither nor cannot cant without none isnt arent doesnt dont didnt "
+    "wont wasnt "
     "werent hasnt havent couldnt wouldnt shouldnt nothing nowhere fails lacks"
 )
 # A clause that describes, supposes or contrasts chooses nothing.
@@ -409,6 +412,8 @@ def read_yes_no(text: str, choices: tuple[str, ...], question: str) -> OptionRea
     def verdict(positive: bool) -> OptionReading:
         return OptionReading(frozenset({yes if positive else no}), frozenset({no if positive else yes}))
 
+    if re.match(r"^\W*(?:yes|no)\s+(?:and|or)\s+(?:yes|no)\b", text, re.I):
+        return OptionReading(frozenset({yes, no}))  # "Yes and no": both, so neither is committed
     if match := _LEADING_POLARITY.match(text):
         return verdict(match.group(1).casefold() in ("yes", "true", "correct", "affirmative"))
     subject, question_negated = _question_subject(question)

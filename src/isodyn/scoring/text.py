@@ -60,7 +60,7 @@ def lines(text: str) -> list[str]:
 
 # A sentence ends at . ! ? followed by a space or the end, but not inside a number (3.5), after a
 # one-letter abbreviation (e.g.), or inside a formula.
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[a-zA-Z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+(?=[^a-z\s])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[a-z]\.)(?<!\be\.g\.)(?<!\bi\.e\.)\s+(?=[^a-z\s])")
 
 
 @lru_cache(maxsize=4096)

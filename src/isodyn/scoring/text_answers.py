@@ -104,7 +104,7 @@ _INEQUALITY = re.compile(
 _PAIR_EQUATIONS = re.compile(r"\bx\s*=\s*([-+−]?[\d./]+)\s*(?:,|and|;)\s*y\s*=\s*([-+−]?[\d./]+)")
 _MATH_TOKEN = re.compile(
     r"^(?:[\d.,]+[a-zA-Z]?|[a-zA-Z](?:[_^]\w+|\d)?|[a-zA-Z][\d²³]|[-+−*/×·=^()\[\]{}<>≤≥√π²³|]+|\\[a-zA-Z]+\S*"
-    r"|(?:sin|cos|tan|log|ln|exp|sqrt)\S*|\S*[\d=^()²³+\-−*/√π]\S*)$"
+    r"|(?:sin|cos|tan|log|ln|exp|sqrt)\S*|\S*[\d=^()²³+\-−*/√π|]\S*)$"
 )
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 
