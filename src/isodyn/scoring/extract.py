@@ -72,6 +72,14 @@ def last_boxed(reply: str) -> str | None:
     return found
 
 
+_CODE_BLOCK = re.compile(r"^[ \t]*(```|~~~)(?!\s*json)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S | re.I)
+
+
+def without_code(reply: str) -> str:
+    """The reply less its code blocks (an unclosed block runs to the end); JSON blocks stay."""
+    return _CODE_BLOCK.sub("\n", reply)
+
+
 def empty_final_box(reply: str) -> bool:
     """The reply ends with an empty answer slot (`\\boxed{}`): it gives no answer."""
     return re.search(r"\\(?:boxed|fbox)\s*\{\s*\}[\s$.*]*$", reply) is not None
@@ -79,7 +87,7 @@ def empty_final_box(reply: str) -> bool:
 
 _ANSWER_MARKER = re.compile(
     r"(?:\bfinal\s+answer|\b(?:the\s+)?(?:correct\s+|right\s+)?answer|\bmy\s+answer)"
-    r"(?:\s+is|\s*[:=])[\s:*]*",
+    r"(?:\s+to\s+(?:the|this|your)\s+question)?(?:\s+is|\s*[:=])[\s:*]*",
     re.IGNORECASE,
 )
 # The answer ends at a line break, a sentence end (a period and a space; `3.5` is one number), or
@@ -89,7 +97,8 @@ _ANSWER_END = re.compile(
     r"|,?\s+(?:because|since|as|which|due\s+to|given|where)\b|,\s+so\b", re.IGNORECASE,
 )  # fmt: skip
 _HEADING = re.compile(
-    r"^\s*+(?:#{1,6}\s*+|\*\*)?+\s*+(?:the\s+)?(?:final\s+answer|answer|conclusion|result)(?:\s+is)?\s*+:?\s*+\**\s*+$",
+    r"^\s*+(?:#{1,6}\s*+|\*\*)?+\s*+(?:the\s+)?(?:final\s+answer|answer|conclusion|result)"
+    r"(?:\s+to\s+(?:the|this|your)\s+question)?(?:\s+is)?\s*+:?\s*+\**\s*+$",
     re.I,
 )
 _FINAL_HASHES = re.compile(r"^\s*####\s+(?!\**\s*(?:final\s+)?answer\b)(.{1,60}?)\s*$", re.I)
@@ -423,14 +432,19 @@ def read_candidate(
 
 
 def _explicit(reply: str) -> list[tuple[str, str]]:
-    """Candidates the reply marks as its answer, most explicit first: JSON, box, answer lines."""
+    """Candidates the reply marks as its answer, most explicit first: JSON, box, answer lines (a
+    reply that states three or more different answers gives them as one `several` candidate)."""
     found: list[tuple[str, str]] = []
     answer, method = json_answer(reply)
     if answer is not None:
         found.append((method, answer))
     if (boxed := last_boxed(reply)) is not None:
         found.append(("boxed", boxed))
-    found.extend(("answer_line", line) for line in reversed(answer_lines(reply)))
+    marked = answer_lines(reply)
+    if len({line.strip().rstrip(".").casefold() for line in marked}) >= 3:
+        found.append(("answer_line", " or ".join(marked)))  # "The answer is 1. The answer is 2. ..."
+    else:
+        found.extend(("answer_line", line) for line in reversed(marked))
     return found
 
 
@@ -468,7 +482,8 @@ def extract_answer(
             unreadable = unreadable or Extraction(clip(candidate), method, UNREADABLE)
     if unreadable is not None:
         return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
-    if is_refusal(text) or empty_final_box(text):
+    text = without_code(text)  # a program is no statement of an answer
+    if not text.strip() or is_refusal(text) or empty_final_box(text):
         return Extraction.nothing()
     if (last := closing_line(text)) is not None:
         answer, ambiguity = _read_leading(last, answer_type, choices, question, percent_question, kind)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 from isodyn.scoring.options import tokens
 from isodyn.scoring.text import sentences
@@ -79,14 +80,20 @@ def is_aside(sentence: str) -> bool:
 
 
 def restates(sentence: str, question: str) -> bool:
-    """A sentence that only repeats the question (weak models echo it): its words all occur there."""
-    words = set(tokens(sentence))
-    return len(words) >= 5 and words <= _question_words(question)
+    """A sentence that only repeats the question (weak models echo it): nearly all of its word pairs
+    occur in the question, in the same order."""
+    words = tokens(sentence)
+    pairs = list(pairwise(words))
+    if len(pairs) < 4:
+        return False
+    known = _question_pairs(question)
+    return sum(pair in known for pair in pairs) >= 0.8 * len(pairs)
 
 
 @lru_cache(maxsize=2048)
-def _question_words(question: str) -> frozenset[str]:
-    return frozenset(tokens(question))
+def _question_pairs(question: str) -> frozenset[tuple[str, str]]:
+    words = tokens(question)
+    return frozenset(pairwise(words))
 
 
 def stated(reply: str, question: str = "") -> tuple[str, ...]:
