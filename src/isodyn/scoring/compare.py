@@ -27,6 +27,8 @@ from fractions import Fraction
 from functools import lru_cache
 
 from isodyn.core import AnswerType
+from isodyn.scoring.fast_math import fast_equation_equivalent, fast_equivalent, fast_value, translate
+from isodyn.scoring.text import unicode_math
 
 DYNAMATH_ABS_TOLERANCE = 1e-3  # DynaMath scores floats with an absolute tolerance of 0.001
 _LETTERS = "ABCDEFGHIJ"
@@ -189,16 +191,6 @@ _PERCENT_WORD = re.compile(r"\s*(?:per\s?cent|percent)\.?$", re.I)
 _SEVERAL = re.compile(r"\d\s*(?:,|;|\bor\b|\band\b)\s*[-+]?\.?\d")
 
 
-_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
-
-
-def unicode_math(text: str) -> str:
-    """`x²` as `x^{2}`, `10⁻³` as `10^{-3}`, `−` `×` `·` as `-` `*` `*`."""
-    text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT) + "}", text)
-    return text.replace("−", "-").replace("×", "*").replace("·", "*").replace("∙", "*")
-
-
 def _strip_wrappers(text: str) -> str:
     text = unicode_math(text).replace("\\$", "").replace("$", "")
     text = _unwrap(text).replace("−", "-").replace("≈", "=").replace("\\approx", "=")
@@ -255,6 +247,11 @@ def parse_number(candidate: str, percent_question: bool = False) -> float | None
     return value if (not percent or percent_question) else value / 100
 
 
+# What only a symbolic parse can read: LaTeX, π, roots, powers, arithmetic between numbers.
+_CLOSED_FORM = re.compile(r"\\[A-Za-z]|π|√|\bpi\b|\bsqrt\b|\^|[\d)]\s*[*/+\-×·]\s*[\d(.]|\be\b")
+_PROSE = re.compile(r"\b(?!(?:pi|sqrt|frac|cdot|times|dfrac|tfrac|left|right|mathrm|text)\b)[A-Za-z]{3,}\b")
+
+
 def _number_in(text: str) -> float | None:
     stripped = _strip_unit(text)
     for form in (text, stripped):
@@ -262,6 +259,13 @@ def _number_in(text: str) -> float | None:
             return value
     if _SEVERAL.search(text) or not re.search(r"[\d\\π]", text):
         return None  # several numbers, or no mathematics at all
+    if not _CLOSED_FORM.search(text) or _PROSE.search(re.sub(r"\\[A-Za-z]+", "", text)):
+        return None  # prose, or a plain number with words: no symbolic parse (it costs milliseconds)
+    for form in (text, stripped):
+        if (value := fast_value(form)) is not None:
+            return value
+        if (known := translate(form)) is not None and known[1]:
+            return None  # an expression in variables (`x^2 + 1`) is no number
     value = _sympy_number(text)
     return value if value is not None or stripped == text else _sympy_number(stripped)
 
@@ -326,7 +330,16 @@ def _timeout(seconds: int) -> int | None:
     return seconds if threading.current_thread() is threading.main_thread() else None
 
 
+@lru_cache(maxsize=8192)  # a truth is parsed once however many replies are compared with it
+def _parse_math_cached(text: str) -> tuple:
+    return tuple(_parse_math_uncached(text))
+
+
 def _parse_math(text: str) -> list:
+    return list(_parse_math_cached(text))
+
+
+def _parse_math_uncached(text: str) -> list:
     from math_verify import parse
 
     return parse(text, extraction_config=_math_config(), parsing_timeout=_timeout(2))
@@ -404,10 +417,111 @@ def _shapes_close(gold: object, guess: object, tolerance: Tolerance) -> bool | N
     return all(x == t or tolerance.close(x, t) for x, t in zip(values_b, values_a, strict=True))
 
 
+_WORDY = re.compile(
+    r"\b(?!(?:sin|cos|tan|log|ln|exp|sqrt|pi|frac|infty|cup|cap|le|ge|leq|geq|neq|in)\b)[A-Za-z]{3,}\b"
+)
+
+
 def _math_like(text: str) -> bool:
-    """Short enough, and bracketed sanely enough, to be worth a symbolic parse (math-verify can spend
-    its whole timeout on `((((((...`)."""
-    return len(text) <= 200 and sum(text.count(b) for b in "([{") <= 24
+    """Short enough, bracketed sanely enough and free of prose, to be worth a symbolic parse
+    (math-verify can spend its whole timeout on `((((((...`, and milliseconds on any sentence)."""
+    plain = re.sub(r"\\[A-Za-z]+", "", text)
+    return len(text) <= 200 and sum(text.count(b) for b in "([{") <= 24 and not _WORDY.search(plain)
+
+
+_GROUP = re.compile(r"^\s*([\[({]?)\s*([^\[\](){}]*?)\s*([\])}]?)\s*$")
+_INFINITY = {"∞": math.inf, "\\infty": math.inf, "inf": math.inf, "infinity": math.inf, "oo": math.inf}
+_UNION = re.compile(r"\s*(?:\\cup|∪|\bU\b)\s*")
+_BOUND = r"([-+]?\s*(?:\d+(?:\.\d+)?|\.\d+))"
+_LESS = r"(<=|≤|\\le(?:q)?|<)"
+_GREATER = r"(>=|≥|\\ge(?:q)?|>)"
+_BETWEEN = re.compile(rf"^\s*{_BOUND}\s*{_LESS}\s*[a-z]\s*{_LESS}\s*{_BOUND}\s*$")
+_ABOVE = re.compile(rf"^\s*[a-z]\s*{_GREATER}\s*{_BOUND}\s*$")
+_BELOW = re.compile(rf"^\s*[a-z]\s*{_LESS}\s*{_BOUND}\s*$")
+_NOT_EQUAL = re.compile(rf"^\s*[a-z]\s*(?:\\neq|≠|!=)\s*{_BOUND}\s*$")
+
+
+def _group_value(text: str) -> float | None:
+    text = text.strip()
+    sign = -1.0 if text.startswith(("-", "−")) else 1.0
+    bare = text.lstrip("+-−").strip()
+    if bare in _INFINITY:
+        return sign * _INFINITY[bare]
+    return parse_number(text)
+
+
+def _inequality_groups(text: str) -> list[tuple[str, list[float], str]] | None:
+    """`1 \\le x < 3` as [1, 3); `x > 2` as (2, ∞); `x \\neq 0` as (-∞, 0) ∪ (0, ∞)."""
+
+    def closed(op: str) -> bool:
+        return op != "<" and op != ">"
+
+    if m := _BETWEEN.match(text):
+        low, op1, op2, high = (
+            float(m.group(1).replace(" ", "")),
+            m.group(2),
+            m.group(3),
+            float(m.group(4).replace(" ", "")),
+        )
+        return [("[" if closed(op1) else "(", [low, high], "]" if closed(op2) else ")")]
+    if m := _ABOVE.match(text):
+        return [("[" if closed(m.group(1)) else "(", [float(m.group(2).replace(" ", "")), math.inf], ")")]
+    if m := _BELOW.match(text):
+        return [("(", [-math.inf, float(m.group(2).replace(" ", ""))], "]" if closed(m.group(1)) else ")")]
+    if m := _NOT_EQUAL.match(text):
+        point = float(m.group(1).replace(" ", ""))
+        return [("(", [-math.inf, point], ")"), ("(", [point, math.inf], ")")]
+    return None
+
+
+def _numeric_groups(text: str) -> list[tuple[str, list[float], str]] | None:
+    """`(2, -1)`, `[1, 3)`, `{1, 2, 3}`, a bare `1, 2, 3`, a union of intervals or a simple inequality,
+    as (opening, values, closing) groups; None for anything else."""
+    text = text.replace("\\left", "").replace("\\right", "").replace("\\{", "{").replace("\\}", "}").strip()
+    if (inequality := _inequality_groups(text)) is not None:
+        return inequality
+    groups = []
+    for part in _UNION.split(text):
+        match = _GROUP.match(part)
+        named = re.search(r"[=a-hj-zA-Z]", match.group(2).replace("inf", "")) if match else None
+        if not match or "," not in match.group(2) or (named and "\\infty" not in match.group(2)):
+            return None  # named values (`x = 1, y = 2`) are math-verify's to compare
+        values = [_group_value(value) for value in match.group(2).split(",")]
+        if any(v is None for v in values):
+            return None
+        groups.append((match.group(1), values, match.group(3)))
+    return groups  # type: ignore[return-value]
+
+
+def _groups_equal(candidate: str, truth: str, tolerance: Tolerance) -> bool | None:
+    """Groups of numbers compared without a symbolic parse: a set (braces or bare) ignores order,
+    a tuple or interval keeps order and its brackets; None when either is no such group."""
+    a, b = _numeric_groups(candidate), _numeric_groups(truth)
+    if a is None or b is None:
+        return None
+    if len(a) != len(b):
+        return False
+    return all(
+        _group_equal(x, y, tolerance)
+        for x, y in zip(sorted(a, key=_start), sorted(b, key=_start), strict=True)
+    )
+
+
+def _start(group: tuple[str, list[float], str]) -> float:
+    return group[1][0]
+
+
+def _group_equal(
+    a: tuple[str, list[float], str], b: tuple[str, list[float], str], tolerance: Tolerance
+) -> bool:
+    (open_a, values_a, close_a), (open_b, values_b, close_b) = a, b
+    if len(values_a) != len(values_b):
+        return False
+    if open_b in ("{", "") or open_a == "{":
+        values_a, values_b = sorted(values_a), sorted(values_b)
+    elif (open_a, close_a) != (open_b, close_b):
+        return False
+    return all(x == y or tolerance.close(x, y) for x, y in zip(values_a, values_b, strict=True))
 
 
 _MEMBER = re.compile(r"^\s*[a-zA-Z]\s*(?:∈|\\in)\s*")
@@ -440,8 +554,13 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
     expected, value = parse_number(truth), parse_number(candidate)
     if expected is not None and value is not None:
         return tolerance.close(value, expected)
-    if not _math_like(candidate):
-        return False
+    if not _math_like(candidate) or not _math_like(truth):
+        return False  # words ("Yes", "odd") were compared as text above
+    if (groups := _groups_equal(candidate, truth, tolerance)) is not None:
+        return groups
+    fast = fast_equation_equivalent(candidate, truth) if "=" in truth else fast_equivalent(candidate, truth)
+    if fast is not None:
+        return fast
     from math_verify import verify
 
     gold, guess = _as_math(truth), _as_math(candidate)

@@ -88,3 +88,13 @@ def clauses(sentence: str) -> list[str]:
 
 def clip(candidate: str) -> str:
     return candidate if len(candidate) <= MAX_CANDIDATE_CHARS else candidate[:MAX_CANDIDATE_CHARS]
+
+
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+
+
+def unicode_math(text: str) -> str:
+    """`x²` as `x^{2}`, `10⁻³` as `10^{-3}`, `−` `×` `·` as `-` `*` `*`."""
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT) + "}", text)
+    return text.replace("−", "-").replace("×", "*").replace("·", "*").replace("∙", "*")

@@ -134,7 +134,14 @@ class OpenAIStub:
         self._server.server_close()
 
 
-def serve_forever(latency_s: float = 0.0, text: str = '{"solution": "stub", "short answer": "A"}') -> None:
+# What `python -m isodyn.testing` answers, by style: the requested JSON, or an answer-first reply.
+FIXED_REPLIES = {
+    "json": '{"solution": "stub", "short answer": "A"}',
+    "prose": "B\n\nThe figure shows 3 nodes and 4 edges.",
+}
+
+
+def serve_forever(latency_s: float = 0.0, text: str = FIXED_REPLIES["json"]) -> None:
     """Run a stub in this process until killed; prints its base URL first (for benchmarks)."""
     with OpenAIStub(lambda request: ScriptedReply(text=text, delay_s=latency_s)) as stub:
         print(stub.base_url, flush=True)

@@ -3,6 +3,10 @@
     mix = FaultMix(rate_limit=0.1, server_error=0.05, timeout=0.05, malformed=0.05, seed=1)
     with OpenAIStub(mix.wrap(oracle_from_items(items, {"image": 0.5, "latex": 0.9}))) as stub: ...
 
+The oracle answers in DynaMath's JSON, or with `style="prose"` as models that ignore the format do:
+the same committed answer written answer-first, in an answer sentence, under a heading, boxed, or
+(multiple choice) by the option's text, amid reasoning with other numbers in it.
+
 Every decision is drawn from a seeded generator so a test's fault sequence is reproducible.
 """
 
@@ -103,7 +107,8 @@ class FaultMix:
         return faulty
 
 
-def _wrong(answer: str, choices: list[str], rng: random.Random) -> str:
+def wrong_answer(answer: str, choices: list[str], rng: random.Random) -> str:
+    """Another option's letter, a larger number, or for text `X (wrong)`."""
     if choices:
         letters = [chr(65 + i) for i in range(len(choices)) if chr(65 + i) != answer]
         return rng.choice(letters) if letters else answer
@@ -113,27 +118,133 @@ def _wrong(answer: str, choices: list[str], rng: random.Random) -> str:
         return answer + " (wrong)"
 
 
-def oracle_from_items(items: Iterable[dict[str, Any]], accuracy: dict[str, float], seed: int = 0) -> Script:
+# ---- free-form replies: the same committed answer, written as real models write it ---------------
+
+STYLES = ("json", "prose")
+
+
+def _prompt_rng(text: str, seed: int, salt: int = 0) -> random.Random:
+    """A generator fixed by the prompt (and seed): each prompt always gets the same draws."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return random.Random(int.from_bytes(digest[8 * salt : 8 * salt + 8], "little") ^ seed)
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def distractors(answer: str, rng: random.Random, count: int = 2) -> list[int]:
+    """Small whole numbers for the reasoning, none equal to the committed answer or each other."""
+    value = _as_number(answer)
+    pool = [n for n in range(2, 20) if value is None or n != value]
+    return rng.sample(pool, count)
+
+
+def option_text(said: str, choices: list[str]) -> str | None:
+    """The text of the option a letter names; None when `said` is not an option's letter."""
+    index = ord(said) - 65 if len(said) == 1 and choices else -1
+    return choices[index] if 0 <= index < len(choices) else None
+
+
+# Each rendering commits to {said} once; {a} and {b} are other numbers in the reasoning.
+_REASONING = (
+    "Looking at the problem, I first counted {a} labelled parts and {b} connections, "
+    "then worked through them one at a time."
+)
+_ANY_RENDERINGS = (
+    "{said}\n\n" + _REASONING,
+    "First I read off {a} values, then combined them with the {b} others. So the answer is {said}.",
+    "We combine the {a} terms with the {b} remaining ones carefully.\n\n### Final answer\n**{said}**",
+    "Grouping the {a} parts and the {b} leftover pieces gives\n\n$$\\boxed{{{said}}}$$",
+)
+_VALUE_RENDERINGS = (
+    "Step 1: there are {a} entries.\nStep 2: {b} of them matter here.\n\nFinal answer: the value is {said}.",
+)
+# Multiple choice: the letter in a sentence, or the option's text beside or instead of it.
+_OPTION_RENDERINGS = (
+    "Step 1: there are {a} cases.\nStep 2: {b} of them matter here.\n\nFinal answer: option {said}.",
+    "I compared all {a} cases and checked {b} of them twice. The correct option is ({said}) {option}.",
+    "{Option}.\n\n" + _REASONING,
+    "I checked {a} cases and {b} special ones, so the answer is {option}.",
+    "After checking {a} cases and {b} special ones, I'd pick {option}.",
+)
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def renderings(said: str, choices: list[str]) -> tuple[str, ...]:
+    """The templates that fit the answer: any answer; a number's; an option's (by letter or text)."""
+    if option_text(said, choices) is not None:
+        return _ANY_RENDERINGS + _OPTION_RENDERINGS
+    return _ANY_RENDERINGS + (_VALUE_RENDERINGS if _as_number(said) is not None else ())
+
+
+def fill(template: str, said: str, choices: list[str], rng: random.Random) -> str:
+    option = option_text(said, choices) or ""
+    a, b = distractors(option or said, rng)
+    return template.format(said=said, option=option, Option=_capitalised(option), a=a, b=b)
+
+
+def prose_reply(said: str, choices: list[str], rng: random.Random) -> str:
+    """One free-form rendering of the answer `said` (a letter for multiple choice), drawn by `rng`:
+    answer first, an answer sentence, a heading, a box, or for options sometimes the option's text."""
+    return fill(rng.choice(renderings(said, choices)), said, choices, rng)
+
+
+def render_answer(said: str, choices: list[str], style: str, rng: random.Random) -> str:
+    if style == "prose":
+        return prose_reply(said, choices, rng)
+    return json.dumps({"solution": "oracle", "short answer": said})
+
+
+def committed_answer(
+    text: str, item: dict[str, Any], modality: str, accuracy: dict[str, float], seed: int
+) -> str:
+    """What the oracle says to a prompt: the truth with its modality's accuracy, else a wrong answer
+    (another option's letter, a larger number, or for text answers `X (wrong)`)."""
+    rng = _prompt_rng(text, seed)
+    right = rng.random() < accuracy.get(modality, 0.0)
+    return item["answer"] if right else wrong_answer(item["answer"], item.get("choices") or [], rng)
+
+
+def oracle_from_items(
+    items: Iterable[dict[str, Any]],
+    accuracy: dict[str, float],
+    seed: int = 0,
+    style: str = "json",
+    decisions: dict[str, bool] | None = None,
+) -> Script:
     """Answer each question right with the accuracy of its modality (a dataset from `exp generate`).
 
     The question is recognised by its representation's text inside the prompt; an image prompt
     counts as the image modality. Each prompt always gets the same answer (seeded by its hash).
+    `style` "json" answers in DynaMath's JSON; "prose" commits to the same answer in free form
+    (`prose_reply`). `decisions`, when given, records per prompt text whether the answer was right.
     """
+    if style not in STYLES:
+        raise ValueError(f"unknown style {style!r}; valid: {', '.join(STYLES)}")
     known: list[tuple[str, str, dict[str, Any]]] = []
     for item in items:
         for modality, rep in item["representations"].items():
             known.append((rep["text"], modality, item))
     known.sort(key=lambda k: -len(k[0]))  # the most specific text first
+    lock = threading.Lock()
 
     def answer(request: dict[str, Any]) -> ScriptedReply:
         text = prompt_text(request)
         for rep_text, modality, item in known:
             if rep_text in text and (modality == "image") == has_image(request):
-                digest = hashlib.sha256(text.encode()).digest()
-                rng = random.Random(int.from_bytes(digest[:8], "little") ^ seed)
-                right = rng.random() < accuracy.get(modality, 0.0)
-                said = item["answer"] if right else _wrong(item["answer"], item.get("choices") or [], rng)
-                return ScriptedReply(text=json.dumps({"solution": "oracle", "short answer": said}))
+                said = committed_answer(text, item, modality, accuracy, seed)
+                if decisions is not None:
+                    with lock:
+                        decisions[text] = said == item["answer"]
+                choices = item.get("choices") or []
+                return ScriptedReply(text=render_answer(said, choices, style, _prompt_rng(text, seed, 1)))
         return ScriptedReply(text=json.dumps({"solution": "unknown question", "short answer": "?"}))
 
     return answer

@@ -1,0 +1,87 @@
+"""Grading speed: 100,000 replies by the rules alone (targets: at least 5,000 replies per second on 2
+cores, and under 50 ms for the slowest single reply).
+
+The replies are the reply corpus (tests/corpus, real and written), each copy with its numbers shifted
+so that no two graded texts are the same (caches see real variety), plus a few hostile ones (1 MB of
+prose, a wall of braces, unclosed boxes). Rounds alternate the isodyn grader (A) with DynaMath's
+published rule (B, a JSON read and nothing more) as a floor, fresh processes per round so no round
+inherits another's caches; every round is printed.
+
+python benchmarks/grading.py [replies] [rounds]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+HOSTILE = [
+    "The function is odd. " * 50_000,
+    "{" * 100_000,
+    "\\boxed{" * 50_000,
+    "answer is " * 50_000,
+    "a" * 200_000 + "!",
+]
+
+
+def items(count: int) -> list[dict]:
+    base = []
+    for name in ("written.jsonl", "smollm2.jsonl"):
+        path = CORPUS / name
+        if path.is_file():
+            base += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = []
+    for i in range(count):
+        item = dict(base[i % len(base)])
+        shift = i // len(base)
+        if shift:  # a different text per copy: every number moved by the copy's index
+            item["reply"] = re.sub(r"\d+", lambda m, s=shift: str(int(m.group()) + s), item["reply"])
+        out.append(item)
+    for j, reply in enumerate(HOSTILE):
+        out[j * 997 % len(out)] = {**out[j * 997 % len(out)], "reply": reply}
+    return out
+
+
+def one_round(grader: str, count: int) -> None:
+    """Grade `count` replies in this process and print one JSON line of figures."""
+    from isodyn.scoring import score
+
+    batch = items(count)
+    slowest, slowest_id = 0.0, ""
+    started = time.perf_counter()
+    for item in batch:
+        t0 = time.perf_counter()
+        score(item["reply"], str(item["truth"]), item["answer_type"], tuple(item["choices"]),
+              percent_question=bool(item.get("percent_question")), question=item["question"], grader=grader)  # fmt: skip
+        took = time.perf_counter() - t0
+        if took > slowest:
+            slowest, slowest_id = took, item["id"] if len(item["reply"]) < 50_000 else "hostile"
+    total = time.perf_counter() - started
+    print(json.dumps({"grader": grader, "replies": count, "seconds": round(total, 2),
+                      "per_second": round(count / total), "slowest_ms": round(1000 * slowest, 1),
+                      "slowest": slowest_id}))  # fmt: skip
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--round":
+        one_round(sys.argv[2], int(sys.argv[3]))
+        return
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    print(f"{count} replies per round, {rounds} rounds alternating isodyn (A) and dynamath (B)")
+    for r in range(rounds):
+        order = ("isodyn", "dynamath") if r % 2 == 0 else ("dynamath", "isodyn")
+        for grader in order:
+            done = subprocess.run(
+                [sys.executable, __file__, "--round", grader, str(count)], capture_output=True, text=True
+            )
+            print(done.stdout.strip() or done.stderr.strip()[-500:])
+
+
+if __name__ == "__main__":
+    main()
