@@ -34,7 +34,8 @@ def items(count: int) -> list[dict]:
     for name in ("written.jsonl", "smollm2.jsonl"):
         path = CORPUS / name
         if path.is_file():
-            base += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            text = path.read_text(encoding="utf-8")
+            base += [json.loads(line) for line in text.splitlines() if line.strip()]
     out = []
     for i in range(count):
         item = dict(base[i % len(base)])
@@ -56,8 +57,10 @@ def one_round(grader: str, count: int) -> None:
     started = time.perf_counter()
     for item in batch:
         t0 = time.perf_counter()
-        score(item["reply"], str(item["truth"]), item["answer_type"], tuple(item["choices"]),
-              percent_question=bool(item.get("percent_question")), question=item["question"], grader=grader)  # fmt: skip
+        score(
+            item["reply"], str(item["truth"]), item["answer_type"], tuple(item["choices"]),
+            percent_question=bool(item.get("percent_question")), question=item["question"], grader=grader,
+        )  # fmt: skip
         took = time.perf_counter() - t0
         if took > slowest:
             slowest, slowest_id = took, item["id"] if len(item["reply"]) < 50_000 else "hostile"

@@ -109,7 +109,6 @@ def test_free_form_replies_are_graded_as_a_person_reads_them(prose_run) -> None:
 
 @pytest.mark.parametrize("grader", ["dynamath", "mmmath"])
 def test_rescore_by_a_named_grader(prose_run, tmp_path, grader) -> None:
-    # a copy per grader: two rescores of one run within one second collide (see the xfail below)
     run_dir = tmp_path / grader / prose_run.run_dir.name
     shutil.copytree(prose_run.run_dir, run_dir)
     done = exp("rescore", str(run_dir), f"grader={grader}")
@@ -279,45 +278,7 @@ def spoken_answers(answer: str, answer_type: AnswerType, choices: list[str], ind
     return [answer, wrong_answer(answer, [], random.Random(index))]
 
 
-BUG_YES_NO = (
-    "isodyn grader: 'I compared all 10 cases and checked 13 of them twice. The correct option is (B) No.' "
-    "with options (Yes, No) and a yes/no question is 'ambiguous: several options' (read_statement reads "
-    "'correct' as choosing Yes); a person reads B"
-)
-BUG_VERBATIM_OPTION = (
-    "isodyn grader: an answer-first line that is an option's full text ('Yes, and the route can end where "
-    "it started.' then reasoning) is 'none found': focus.stated drops it as a restatement of the question, "
-    "whose choices list contains it; a person reads that option"
-)
-BUG_LATEX_OPTION = (
-    "isodyn grader: options written in LaTeX ('$y = 4(x - 3)$') are not read in a sentence: \"After "
-    "checking 9 cases and 13 special ones, I'd pick $y = 4(x - 3)$.\" is 'none found', and '... The "
-    "correct option is (C) $4x + y = 0$.' is 'ambiguous: several options'"
-)
-BUG_LIST_PLACEHOLDER = (
-    "isodyn grader: a path answer '[D, C, F]' (truth '[D, C, F]') matches the template-placeholder rule "
-    "of extract._NO_ANSWER ('[Concise Answer]') and is graded extraction_failed/unreadable, in JSON too"
-)
-KNOWN = {
-    "dynamath_bipartite": BUG_YES_NO,
-    "dynamath_shifted_abs": BUG_YES_NO,
-    "isobench_connectivity": BUG_YES_NO,
-    "isobench_isomorphism": BUG_YES_NO,
-    "dynamath_euler_path": BUG_VERBATIM_OPTION,
-    "isobench_magnet_force": BUG_VERBATIM_OPTION,
-    "dynamath_line_equation": BUG_LATEX_OPTION,
-    "dynamath_shortest_path": BUG_LIST_PLACEHOLDER,
-}
-
-
-def seed_params() -> list:
-    return [
-        pytest.param(s, marks=pytest.mark.xfail(reason=KNOWN[s], strict=True)) if s in KNOWN else s
-        for s in sorted(all_seeds())
-    ]
-
-
-@pytest.mark.parametrize("seed_id", seed_params())
+@pytest.mark.parametrize("seed_id", sorted(all_seeds()))
 def test_every_prose_rendering_is_read_as_written(seed_id) -> None:
     """Each of the oracle's free-form renderings, of every answer it can give, on three variants of
     each seed: the isodyn grader reads the committed answer with certainty."""
@@ -336,7 +297,6 @@ def test_every_prose_rendering_is_read_as_written(seed_id) -> None:
     assert misread == []
 
 
-@pytest.mark.xfail(reason=BUG_LIST_PLACEHOLDER, strict=True)
 def test_a_perfect_json_run_on_shortest_paths_is_all_correct(tmp_path) -> None:
     data = tmp_path / "data"
     made = exp("generate", "task=dynamath_shortest_path", "n=2", f"out={data}", f"cache_dir={tmp_path / 'c'}")
@@ -351,12 +311,6 @@ def test_a_perfect_json_run_on_shortest_paths_is_all_correct(tmp_path) -> None:
     assert [(r["reason"], r["correct"]) for r in read_rows(run_dir)] == [("ok", True)] * 4
 
 
-@pytest.mark.xfail(
-    reason="exp rescore names its output RUN-rescored-<UTC second>: a second rescore of the same run within "
-    "the same second (another grader, a script) dies with a FileExistsError traceback instead of writing "
-    "its own directory",
-    strict=True,
-)
 def test_rescores_of_one_run_in_the_same_second_do_not_collide(tmp_path) -> None:
     run_dir, _ = write_judge_run(tmp_path)
     # an earlier rescore's directory for every second this one could start in
@@ -373,23 +327,8 @@ def test_rescores_of_one_run_in_the_same_second_do_not_collide(tmp_path) -> None
 @pytest.mark.parametrize(
     "reply",
     [
-        pytest.param(
-            "The answer is (A) or (C).",
-            marks=pytest.mark.xfail(
-                reason="isodyn grader: a hedge between two lettered options in an answer line is read as "
-                "its first letter (compare.choice_letter('(A) or (C)') == 'A'): clear, and right when the "
-                "truth is A, so it never reaches the judge",
-                strict=True,
-            ),
-        ),
-        pytest.param(
-            "The answer is A or C.",
-            marks=pytest.mark.xfail(
-                reason="isodyn grader: bare letters offered as alternatives are 'none found', not "
-                "'ambiguous: several options' (the form with option texts, 'even or neither', is)",
-                strict=True,
-            ),
-        ),
+        "The answer is (A) or (C).",
+        "The answer is A or C.",
         "The answer is even or neither.",
     ],
 )

@@ -76,7 +76,7 @@ def run(
         typer.Argument(
             help="key=value settings: models, strategies, modalities, seeds, variants, repeats, base_seed, "
             "temperature, max_tokens, api_base, describer, vision, concurrency, rpm, tpm, max_retries, "
-            "timeout, max_cost, dry_run, out, cache_dir, quiet",
+            "timeout, max_cost, dry_run, out, cache_dir, quiet, grader",
             show_default=False,
         ),
     ] = None,
@@ -406,7 +406,15 @@ def rescore(
         }
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
-    out.mkdir()
+    while out.exists():  # two rescores in the same second
+        stamp += "x"
+        out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
+    try:
+        out.mkdir(parents=True)
+    except FileExistsError:  # another process took the name between the check and now
+        stamp += "y"
+        out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
+        out.mkdir()
     rescore_settings = {
         "grader": grader,
         "abs_tol": tolerance.absolute,

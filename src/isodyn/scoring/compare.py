@@ -195,7 +195,13 @@ def _strip_wrappers(text: str) -> str:
     text = unicode_math(text).replace("\\$", "").replace("$", "")
     text = _unwrap(text).replace("−", "-").replace("≈", "=").replace("\\approx", "=")
     text = re.sub(r"\\(?:text|mathrm|textrm|operatorname)\{([^{}]*)\}", r" \1", text)
-    text = text.replace("\\,", "").replace("\\!", "").replace("\\ ", " ").replace("\\left", "")
+    text = (
+        text.replace("{,}", ",")
+        .replace("\\,", "")
+        .replace("\\!", "")
+        .replace("\\ ", " ")
+        .replace("\\left", "")
+    )
     text = text.replace("\\right", "").replace("^\\circ", "°").replace("^{\\circ}", "°")
     text = re.sub(r"(?<=[\w)}])\s*\*\*\s*(?=[\w({.-])", "^", text)  # Python's power: `2**3` is 8
     text = _UNICODE_SQRT.sub(lambda m: "\\sqrt{" + next(g for g in m.groups() if g is not None) + "}", text)
@@ -249,6 +255,7 @@ def parse_number(candidate: str, percent_question: bool = False) -> float | None
 
 # What only a symbolic parse can read: LaTeX, π, roots, powers, arithmetic between numbers.
 _CLOSED_FORM = re.compile(r"\\[A-Za-z]|π|√|\bpi\b|\bsqrt\b|\^|[\d)]\s*[*/+\-×·]\s*[\d(.]|\be\b")
+_RELATION = re.compile(r"[<>≤≥,;]|=.*=|\\(?:le|ge|leq|geq|neq|cup|infty|in)\b|∞|∪")  # no single number
 _PROSE = re.compile(r"\b(?!(?:pi|sqrt|frac|cdot|times|dfrac|tfrac|left|right|mathrm|text)\b)[A-Za-z]{3,}\b")
 
 
@@ -259,7 +266,8 @@ def _number_in(text: str) -> float | None:
             return value
     if _SEVERAL.search(text) or not re.search(r"[\d\\π]", text):
         return None  # several numbers, or no mathematics at all
-    if not _CLOSED_FORM.search(text) or _PROSE.search(re.sub(r"\\[A-Za-z]+", "", text)):
+    prose = _PROSE.search(re.sub(r"\\[A-Za-z]+", "", text))
+    if _RELATION.search(text) or not _CLOSED_FORM.search(text) or prose:
         return None  # prose, or a plain number with words: no symbolic parse (it costs milliseconds)
     for form in (text, stripped):
         if (value := fast_value(form)) is not None:
@@ -537,6 +545,7 @@ def _as_written_math(candidate: str, truth: str) -> str:
     return _FUNCTION_NAME.sub(r"\\\1", text).strip()
 
 
+@lru_cache(maxsize=16384)  # an answer form recurs across a run's cells: decide it once
 def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance()) -> bool:
     if _normalize_text(candidate) == _normalize_text(truth):
         return True

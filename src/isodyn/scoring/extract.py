@@ -76,8 +76,18 @@ _CODE_BLOCK = re.compile(r"^[ \t]*(```|~~~)(?!\s*json)[^\n]*\n.*?(?:^[ \t]*\1[ \
 
 
 def without_code(reply: str) -> str:
-    """The reply less its code blocks (an unclosed block runs to the end); JSON blocks stay."""
-    return _CODE_BLOCK.sub("\n", reply)
+    """The reply less its code blocks (an unclosed block runs to the end); JSON blocks stay, and so
+    does a block holding nothing but a bare answer (```\nB\n```)."""
+
+    def dropped(block: re.Match[str]) -> str:
+        body = [
+            line
+            for line in block.group().splitlines()[1:]
+            if line.strip() and not line.strip().startswith(("```", "~~~"))
+        ]
+        return "\n" + body[0] + "\n" if len(body) == 1 and bare_line(body[0]) else "\n"
+
+    return _CODE_BLOCK.sub(dropped, reply)
 
 
 def empty_final_box(reply: str) -> bool:
@@ -110,6 +120,9 @@ def answer_lines(reply: str) -> list[str]:
     found: list[str] = []
     raw_lines = reply.splitlines()
     for i, raw in enumerate(raw_lines):
+        lowered = raw.lower()
+        if not any(word in lowered for word in ("answer", "####", "result", "conclusion")):
+            continue  # the only lines that can mark an answer name it
         line = strip_markup(raw)
         if len(raw) <= 80 and (_HEADING.match(raw) or (line and _HEADING.match(line))):
             following = next((strip_markup(n) for n in raw_lines[i + 1 : i + 4] if strip_markup(n)), "")
@@ -127,8 +140,6 @@ def answer_lines(reply: str) -> list[str]:
                 found.append(answer)
         del found[:-MAX_ANSWER_LINES]
     return found
-
-
 
 
 def bare_line(line: str, words_allowed: int = 3) -> bool:
@@ -291,15 +302,23 @@ def _letter_reading(text: str, choices: tuple[str, ...]) -> OptionReading:
 _LEADING_LETTER = re.compile(r"^\W*[(\[]?([A-J])[)\]]?(?:[.):\]]|\s|$)")
 
 
+_LETTER_ALTERNATIVES = re.compile(
+    r"(?:^|[\s(*])\(?[A-J]\)?\s*(?:or|/|and/or)\s*\(?[A-J]\)?(?=$|[\s.,;:!?)*])"
+)
+
+
 def read_choice(candidate: str, choices: tuple[str, ...], question: str = "") -> tuple[str | None, str]:
     """The option a candidate commits to: the candidate itself when it is a letter or an option's
     text (`odd`, `(C) neither`), else the letter its meaning names."""
     candidate = clip(candidate)
+    if _LETTER_ALTERNATIVES.search(candidate):
+        return None, SEVERAL_OPTIONS  # "(A) or (C)", "B or D"
     if choice_letter(candidate, choices) is not None:
         return candidate.strip(), CLEAR
     reading = _reading(candidate, choices, question)
     letter = _LEADING_LETTER.match(strip_markup(candidate))
-    if letter and letter.group(1) in LETTERS[: len(choices)] and reading.chosen - {letter.group(1)}:
+    beside = read_statement(candidate[letter.end() :], choices).chosen if letter else frozenset()
+    if letter and letter.group(1) in LETTERS[: len(choices)] and beside - {letter.group(1)}:
         return None, SEVERAL_OPTIONS  # `B. even` when B is "odd": a contradiction, not an answer
     if reading.letter is not None:
         return reading.letter, CLEAR
@@ -318,18 +337,27 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
         polar = read_yes_no(text, choices, question)
         if polar.said_anything and not letters.chosen:
             return polar
-    meaning = read_statement(text, choices)
+    if len(letters.chosen) > 1 or _LETTER_ALTERNATIVES.search(text):
+        return OptionReading(letters.chosen | {"?"}, letters.ruled_out)  # several letters: no single choice
     if letters.chosen:
-        return OptionReading(letters.chosen | (meaning.chosen - letters.ruled_out), letters.ruled_out)
+        return letters  # an explicit letter outranks words around it ("the correct option is (B)")
+    formulas = {choice_letter(f, choices) for f in _formulas(text)} - {None}
+    if len(formulas) == 1:  # an option written as a formula: "I'd pick $y = 4(x - 3)$"
+        return OptionReading(frozenset(formulas))  # type: ignore[arg-type]
+    meaning = read_statement(text, choices)
     return OptionReading(meaning.chosen, meaning.ruled_out | letters.ruled_out)
+
+
+def _formulas(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in _MATH_SPAN.finditer(text)]
 
 
 def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tuple[str | None, str]:
     """The whole reply when it is a letter or an option's text; else the last sentence that chooses
     an option decides, earlier ones only when later ones say nothing."""
     whole = lines(reply)
-    if len(whole) == 1 and len(whole[0]) <= 60 and choice_letter(whole[0], choices) is not None:
-        return whole[0], CLEAR
+    if len(whole) == 1 and len(whole[0]) <= 60 and (letter := choice_letter(whole[0], choices)) is not None:
+        return (whole[0] if bare_line(whole[0]) else letter), CLEAR
     ruled_out: set[str] = set()
     for sentence in reversed(stated(reply, question)):
         reading = _reading(clip(sentence), choices, question)
@@ -368,7 +396,8 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
     """A text answer of the truth's shape: the shaped value in the candidate (a time, a pair, an
     equation, ...), or a short candidate as written, or a word answer's last word."""
     candidate = clip(candidate).strip()
-    if not re.search(r"[^\W_]", re.sub(r"\\[A-Za-z]+", "", candidate)) or candidate.startswith(("{\"", "[{")):
+    content = re.sub(r"\\(?:boxed|fbox|text|mathrm|mathbf|textbf|left|right)\b", "", candidate)
+    if not re.search(r"[^\W_]", content) or candidate.startswith(('{"', "[{")):
         return None, NONE_FOUND  # punctuation, markup or a JSON object is no answer
     if candidate.endswith(":"):
         return None, NONE_FOUND  # a label whose value never came
@@ -403,7 +432,7 @@ _EITHER = re.compile(r"\beither\b.*\bor\b|\bor\b.*\bdepending\b|\bdepends\b|\b(?
 
 
 _NO_ANSWER = re.compile(
-    r"^\s*\[[A-Za-z][A-Za-z .,'/-]{2,}\]\s*$"  # a template placeholder left in: `[Concise Answer]`
+    r"^\s*\[(?=[^\]]*[A-Za-z]{3})[A-Za-z][A-Za-z .'/-]{2,}\]\s*$"  # a placeholder left in: `[Concise Answer]`
     r"|^\W*(?:n/?a|none|null|unknown|undetermined|indeterminate|not\s+(?:determinable|applicable|possible\s+to\s+"
     r"(?:tell|determine))|(?:it\s+)?cannot\s+be\s+determined|can't\s+(?:be\s+)?(?:determined|tell)|i\s+don'?t\s+know"
     r"|(?:i\s+am\s+|i'm\s+)?unable\s+to\s+(?:determine|tell|answer)|insufficient\s+(?:data|information))\W*$",
@@ -525,6 +554,10 @@ def _stated_value(
     return Extraction.nothing()
 
 
+_TIME_LIKE = re.compile(r"\d{1,2}:\d{2}")
+_NAMED_VALUE = re.compile(r"^\s*\$?\s*[A-Za-z][\w']*(?:\([^()]*\))?\s*=\s*[^=]+$")
+
+
 def _could_be_answer(line: str, answer_type: AnswerType) -> bool:
     """Whether an answer line could be an answer of the type at all; "the answer is determined by
     ..." cannot, and is passed over rather than taken as an unreadable answer."""
@@ -544,9 +577,14 @@ def _read_leading(
     """A first line counts only when it is wholly an answer: an option, yes/no, or a lone value."""
     if answer_type is not AnswerType.MULTIPLE_CHOICE and not bare_line(first, 2):
         return None, NONE_FOUND  # "The clock shows 7:45." observes; a bare value answers
+    if ":" in first.replace("\\:", "") and not _TIME_LIKE.search(first):
+        return None, NONE_FOUND  # "Total marbles: 20", "(A) even: no." label a line of a list
+    if "=" in first and not _NAMED_VALUE.match(first):
+        return None, NONE_FOUND  # "3x = 12" is a step; "x = 4" or "GCD(36, 48) = 12" names the value
     if answer_type is AnswerType.MULTIPLE_CHOICE:
-        if ":" in first:
-            return None, NONE_FOUND  # "(A) even: no." lists an option with a judgement
+        if len(re.findall(r"[A-Za-z]{2,}", first)) > 3 and choice_letter(first, choices) is None:
+            reading = read_statement(first, choices, distinctive=False)  # "Increasing on that interval"
+            return (reading.letter, CLEAR) if reading.letter and not reading.ruled_out else (None, NONE_FOUND)
         answer, ambiguity = read_choice(first, choices, question)
         return (answer, ambiguity) if ambiguity == CLEAR else (None, NONE_FOUND)
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):

@@ -21,7 +21,8 @@ STRONG_CONCLUSION = re.compile(
     re.IGNORECASE,
 )
 _CHECK = re.compile(
-    r"^\(?\s*(?:check|checking|verify|verifying|verification|double[- ]check|sanity check|spot check|indeed"
+    r"^\(?\s*(?:(?:as|for)\s+a\s+|a\s+|quick\s+)?(?:check|checking|verify|verifying|verification"
+    r"|double[- ]check|sanity check|spot check|indeed"
     r"|note|testing|test|substituting(?:\s+back)?|plugging\s+(?:back|in)|expanding"
     r"|this (?:matches|agrees|is consistent)"
     r"|which (?:matches|agrees))\b",
@@ -74,7 +75,10 @@ def question_focus(question: str) -> frozenset[str]:
 
 def is_aside(sentence: str) -> bool:
     """A sentence that checks, compares or supposes: it states no answer."""
-    parenthetical = sentence.startswith("(") and re.search(r"[A-Za-z]{3,}", sentence) is not None
+    whole = sentence.rstrip(" .")
+    parenthetical = (
+        whole.startswith("(") and whole.endswith(")") and re.search(r"[A-Za-z]{3,}", whole) is not None
+    )
     said = re.sub(r"\([^()]*\)", " ", sentence)  # "(which would mirror ...)" is an aside inside it
     return bool(_CHECK.match(sentence) or _HYPOTHETICAL.search(said) or parenthetical)
 
@@ -92,7 +96,8 @@ def restates(sentence: str, question: str) -> bool:
 
 @lru_cache(maxsize=2048)
 def _question_pairs(question: str) -> frozenset[tuple[str, str]]:
-    words = tokens(question)
+    asked = re.split(r"\n\s*(?:Choices|Options)\b|\(A\)", question)[0]  # the options are answers, not echo
+    words = tokens(asked)
     return frozenset(pairwise(words))
 
 

@@ -99,7 +99,7 @@ _WORDS = {
     "drawn": "draw", "tie": "draw", "tied": "draw", "draws": "draw",
     "increases": "increase", "increasing": "increase", "increased": "increase", "rises": "increase",
     "decreases": "decrease", "decreasing": "decrease", "decreased": "decrease", "falls": "decrease",
-    "true": "yes", "correct": "yes", "false": "no", "incorrect": "no",
+    "true": "yes", "false": "no",
     "convexity": "convex", "concavity": "concave",
     "odd-function": "odd", "even-function": "even",
     "isomorphism": "isomorphic", "connectivity": "connected",
@@ -255,7 +255,7 @@ def _numeric(option: str) -> bool:
     return re.fullmatch(r"\s*[-+−]?\d+(?:[.,/]\d+)?\s*%?\s*", option) is not None
 
 
-def read_clause(clause: str, choices: tuple[str, ...]) -> OptionReading:
+def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True) -> OptionReading:
     """The options one clause chooses and rules out, by their text or a paraphrase; a number in
     prose is not an option's name (`x = 1` does not choose option "1")."""
     if _INCIDENTAL.search(clause):
@@ -272,7 +272,7 @@ def read_clause(clause: str, choices: tuple[str, ...]) -> OptionReading:
         if len(signature) == 1 and end < len(words) and words[end] in _THINGS:
             continue  # "the black king", "an even number of nodes"
         found[letter] = (at, end)
-    if not found:
+    if not found and distinctive:
         found = _distinctive(words, signatures)
     for letter, (at, end) in found.items():
         # An option inside a longer option that is also named ("win" inside "white win") is that one.
@@ -298,7 +298,7 @@ def _distinctive(words: tuple[str, ...], signatures: list[tuple[str, ...]]) -> d
     return found if len(found) == 1 else {}
 
 
-def read_statement(sentence: str, choices: tuple[str, ...]) -> OptionReading:
+def read_statement(sentence: str, choices: tuple[str, ...], distinctive: bool = True) -> OptionReading:
     """The options a sentence commits to: its last clause that chooses one ("convex on the left and
     concave on the right, so overall neither"); clauses giving a reason ("since ...") choose nothing,
     and options ruled out anywhere in the sentence stay ruled out unless chosen later."""
@@ -307,7 +307,7 @@ def read_statement(sentence: str, choices: tuple[str, ...]) -> OptionReading:
     for clause in clauses(_PARENTHETICAL.sub(" ", sentence)):
         if _REASON.match(clause):
             continue
-        reading = read_clause(clause, choices)
+        reading = read_clause(clause, choices, distinctive)
         ruled_out = (ruled_out - reading.chosen) | reading.ruled_out
         if reading.chosen:
             chosen = reading.chosen

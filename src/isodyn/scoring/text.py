@@ -46,7 +46,8 @@ def strip_markup(line: str) -> str:
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+-]*\s*$")  # a code fence's own line: ```json
 
 
-def lines(text: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def lines(text: str) -> tuple[str, ...]:
     """Non-empty lines, de-marked-up."""
     out = []
     for raw in text.splitlines():
@@ -55,7 +56,7 @@ def lines(text: str) -> list[str]:
         line = strip_markup(raw)
         if line:
             out.append(line)
-    return out
+    return tuple(out)
 
 
 # A sentence ends at . ! ? followed by a space or the end, but not inside a number (3.5), after a
