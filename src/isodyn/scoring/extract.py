@@ -28,7 +28,15 @@ from isodyn.core import AnswerType
 from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
 from isodyn.scoring.focus import answer_sentences, stated
 from isodyn.scoring.json_answer import json_answer
-from isodyn.scoring.options import LETTERS, OptionReading, read_statement, read_yes_no, yes_no_letters
+from isodyn.scoring.options import (
+    LETTERS,
+    OptionReading,
+    option_signature,
+    read_statement,
+    read_yes_no,
+    tokens,
+    yes_no_letters,
+)
 from isodyn.scoring.text import MAX_CANDIDATE_CHARS, bounded, clip, lines, sentences, strip_markup
 from isodyn.scoring.text_answers import NUMBER as NUMBER_KIND
 from isodyn.scoring.text_answers import TIME, WORD, YES_NO, read_shaped, times_in, truth_kind
@@ -579,12 +587,15 @@ def _read_leading(
         return None, NONE_FOUND  # "The clock shows 7:45." observes; a bare value answers
     if ":" in first.replace("\\:", "") and not _TIME_LIKE.search(first):
         return None, NONE_FOUND  # "Total marbles: 20", "(A) even: no." label a line of a list
-    if "=" in first and not _NAMED_VALUE.match(first):
+    if answer_type is not AnswerType.MULTIPLE_CHOICE and "=" in first and not _NAMED_VALUE.match(first):
         return None, NONE_FOUND  # "3x = 12" is a step; "x = 4" or "GCD(36, 48) = 12" names the value
     if answer_type is AnswerType.MULTIPLE_CHOICE:
-        if len(re.findall(r"[A-Za-z]{2,}", first)) > 3 and choice_letter(first, choices) is None:
-            reading = read_statement(first, choices, distinctive=False)  # "Increasing on that interval"
-            return (reading.letter, CLEAR) if reading.letter and not reading.ruled_out else (None, NONE_FOUND)
+        if not bare_line(first, 3):  # "Increasing on that interval.": the line opens with its option
+            reading = read_statement(first, choices)
+            opens = reading.letter is not None and tokens(first)[:1] == option_signature(
+                choices[LETTERS.index(reading.letter)]
+            )[:1]
+            return (reading.letter, CLEAR) if opens and not reading.ruled_out else (None, NONE_FOUND)
         answer, ambiguity = read_choice(first, choices, question)
         return (answer, ambiguity) if ambiguity == CLEAR else (None, NONE_FOUND)
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):

@@ -233,7 +233,7 @@ def _find(signature: tuple[str, ...], words: tuple[str, ...]) -> int | None:
             continue
         position, ok = start, True
         for needed in signature[1:]:
-            window = words[position + 1 : position + 6]
+            window = words[position + 1 : position + 9]  # subject and verb a few words apart
             if needed not in window:
                 ok = False
                 break
@@ -285,13 +285,17 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
 _REASON = re.compile(r"^\s*(?:since|because|as|given|due\s+to)\b", re.I)
 
 
+# A side or a label alone names no outcome: "White to move" does not choose "White wins".
+_SIDES = _word_set("white black first second left right top bottom")
+
+
 def _distinctive(words: tuple[str, ...], signatures: list[tuple[str, ...]]) -> dict[str, tuple[int, int]]:
     """Options named by a word only they contain (`negative` for "negative correlation" among
     positive / negative / no correlation), when the clause names exactly one option that way."""
     found = {}
     for letter, signature in zip(LETTERS, signatures, strict=False):
         others = {w for i, other in enumerate(signatures) if LETTERS[i] != letter for w in other}
-        own = [w for w in signature if w not in others and w not in _STOP and len(w) > 2 and not w.isdigit()]
+        own = [w for w in signature if w not in others and w not in _STOP and w not in _SIDES and len(w) > 2]
         positions = [i for i, w in enumerate(words) if w in own]
         if positions:
             found[letter] = (positions[0], positions[0] + 1)
