@@ -83,17 +83,24 @@ def last_boxed(reply: str) -> str | None:
 _CODE_BLOCK = re.compile(r"^[ \t]*(```|~~~)(?!\s*json)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S | re.I)
 
 
+_CODE_LINE = re.compile(
+    r"^\s*(?:def |class |import |from \w+ import|return\b|print\(|for .+:$|while .+:$|if .+:$|#|//"
+    r"|\w+\s*=\s*[\[{(\w])"
+)
+
+
 def without_code(reply: str) -> str:
     """The reply less its code blocks (an unclosed block runs to the end); JSON blocks stay, and so
     does a block holding nothing but a bare answer (```\nB\n```)."""
 
     def dropped(block: re.Match[str]) -> str:
-        body = [
-            line
-            for line in block.group().splitlines()[1:]
-            if line.strip() and not line.strip().startswith(("```", "~~~"))
-        ]
-        return "\n" + body[0] + "\n" if len(body) == 1 and bare_line(body[0]) else "\n"
+        opening, *rest = block.group().splitlines() or [""]
+        body = [line for line in rest if line.strip() and not line.strip().startswith(("```", "~~~"))]
+        if len(body) == 1 and bare_line(body[0]):
+            return "\n" + body[0] + "\n"
+        if not re.search(r"[`~]{3}\s*\w", opening) and not any(_CODE_LINE.match(line) for line in body):
+            return "\n" + "\n".join(body) + "\n"  # a fence around prose or JSON is no program
+        return "\n"
 
     return _CODE_BLOCK.sub(dropped, reply)
 
@@ -133,7 +140,9 @@ def answer_lines(reply: str) -> list[str]:
             continue  # the only lines that can mark an answer name it
         line = strip_markup(raw)
         if len(raw) <= 80 and (_HEADING.match(raw) or (line and _HEADING.match(line))):
-            following = next((strip_markup(n) for n in raw_lines[i + 1 : i + 4] if strip_markup(n)), "")
+            following = next(
+                (strip_markup(n) for n in raw_lines[i + 1 : i + 4] if re.search(r"[^\W_]", n)), ""
+            )
             if following:
                 found.append(following)
             continue
@@ -158,7 +167,8 @@ def bare_line(line: str, words_allowed: int = 3) -> bool:
     # beyond three words, a line that reasons ("..., so the function is odd") is no bare answer
     reasons = len(words) > 3 and re.search(r"=|\b(?:so|since|because|therefore|thus|hence)\b", line, re.I)
     short = 0 < len(line) <= 48 and len(words) <= words_allowed
-    return short and not line.endswith((":", "?")) and one_sentence and not reasons
+    labelled = re.search(r"\banswer|\bsolution", line, re.I)  # "The answer i" (cut off) answers nothing
+    return short and not line.endswith((":", "?")) and one_sentence and not reasons and not labelled
 
 
 def leading_line(reply: str) -> str | None:
@@ -325,7 +335,7 @@ def read_choice(candidate: str, choices: tuple[str, ...], question: str = "") ->
         return candidate.strip(), CLEAR
     reading = _reading(candidate, choices, question)
     letter = _LEADING_LETTER.match(strip_markup(candidate))
-    beside = read_statement(candidate[letter.end() :], choices).chosen if letter else frozenset()
+    beside = _reading(candidate[letter.end() :], choices, question).chosen if letter else frozenset()
     if letter and letter.group(1) in LETTERS[: len(choices)] and beside - {letter.group(1)}:
         return None, SEVERAL_OPTIONS  # `B. even` when B is "odd": a contradiction, not an answer
     if reading.letter is not None:
@@ -407,9 +417,9 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
     content = re.sub(r"\\(?:boxed|fbox|text|mathrm|mathbf|textbf|left|right)\b", "", candidate)
     if not re.search(r"[^\W_]", content) or candidate.startswith(('{"', "[{")):
         return None, NONE_FOUND  # punctuation, markup or a JSON object is no answer
-    if candidate.endswith(":"):
-        return None, NONE_FOUND  # a label whose value never came
     short = len(candidate.split()) <= 4 or _wholly_math(candidate)
+    if candidate.endswith(":") and not (kind == TIME and times_in(candidate)):
+        return None, NONE_FOUND  # a label whose value never came
     if kind == TIME:
         times = list(dict.fromkeys(times_in(candidate)))
         if len(times) > 1 and _EITHER.search(candidate):
@@ -440,7 +450,7 @@ _EITHER = re.compile(r"\beither\b.*\bor\b|\bor\b.*\bdepending\b|\bdepends\b|\b(?
 
 
 _NO_ANSWER = re.compile(
-    r"^\s*\[(?=[^\]]*[A-Za-z]{3})[A-Za-z][A-Za-z .'/-]{2,}\]\s*$"  # a placeholder left in: `[Concise Answer]`
+    r"^\s*\[(?=[^\]]*[A-Za-z]{3})[A-Za-z][\w .:'/-]{2,}\]?\s*$"  # a placeholder left in: `[Concise Answer]`
     r"|^\W*(?:n/?a|none|null|unknown|undetermined|indeterminate|not\s+(?:determinable|applicable|possible\s+to\s+"
     r"(?:tell|determine))|(?:it\s+)?cannot\s+be\s+determined|can't\s+(?:be\s+)?(?:determined|tell)|i\s+don'?t\s+know"
     r"|(?:i\s+am\s+|i'm\s+)?unable\s+to\s+(?:determine|tell|answer)|insufficient\s+(?:data|information))\W*$",
@@ -510,6 +520,7 @@ def extract_answer(
         return Extraction(answer, found.method, found.ambiguity) if answer else found
     if kind == NUMBER_KIND:
         answer_type = AnswerType.FLOAT
+    text = without_code(text)  # a program is no statement of an answer (JSON blocks stay)
     unreadable = None
     for method, candidate in _explicit(text):
         answer, ambiguity = read_candidate(candidate, answer_type, choices, question, percent_question, kind)
@@ -519,7 +530,6 @@ def extract_answer(
             unreadable = unreadable or Extraction(clip(candidate), method, UNREADABLE)
     if unreadable is not None:
         return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
-    text = without_code(text)  # a program is no statement of an answer
     if not text.strip() or is_refusal(text) or empty_final_box(text):
         return Extraction.nothing()
     if (last := closing_line(text)) is not None:
