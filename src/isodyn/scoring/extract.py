@@ -37,7 +37,7 @@ from isodyn.scoring.options import (
     tokens,
     yes_no_letters,
 )
-from isodyn.scoring.text import MAX_CANDIDATE_CHARS, bounded, clip, lines, sentences, strip_markup
+from isodyn.scoring.text import MAX_CANDIDATE_CHARS, bounded, clauses, clip, lines, sentences, strip_markup
 from isodyn.scoring.text_answers import NUMBER as NUMBER_KIND
 from isodyn.scoring.text_answers import TIME, WORD, YES_NO, read_shaped, times_in, truth_kind
 
@@ -105,6 +105,15 @@ def without_code(reply: str) -> str:
     return _CODE_BLOCK.sub(dropped, reply)
 
 
+def cut_off_before_answer(reply: str) -> bool:
+    """The reply stops inside its JSON object or right after announcing its answer ("The answer is
+    that"): its numbers are reasoning, the answer never came."""
+    stripped = reply.strip()
+    unclosed_json = stripped.startswith("{") and "}" not in stripped and '"short answer"' not in stripped
+    announced = re.search(r"(?:answer|result)\s+(?:is|is\s+that|would\s+be)\s*:?\s*$", stripped, re.I)
+    return unclosed_json or announced is not None
+
+
 def empty_final_box(reply: str) -> bool:
     """The reply ends with an empty answer slot (`\\boxed{}`): it gives no answer."""
     return re.search(r"\\(?:boxed|fbox)\s*\{\s*\}[\s$.*]*$", reply) is not None
@@ -127,7 +136,8 @@ _HEADING = re.compile(
     re.I,
 )
 _FINAL_HASHES = re.compile(r"^\s*####\s+(?!\**\s*(?:final\s+)?answer\b)(.{1,60}?)\s*$", re.I)
-MAX_ANSWER_LINES = 6  # the last few answer lines are enough; a reply repeating one is no better read
+MAX_ANSWER_LINES = 6
+HEADING_BLOCK = "\x00block\x00"  # marks the lines under an answer heading read as one candidate
 
 
 def answer_lines(reply: str) -> list[str]:
@@ -140,11 +150,11 @@ def answer_lines(reply: str) -> list[str]:
             continue  # the only lines that can mark an answer name it
         line = strip_markup(raw)
         if len(raw) <= 80 and (_HEADING.match(raw) or (line and _HEADING.match(line))):
-            following = next(
-                (strip_markup(n) for n in raw_lines[i + 1 : i + 4] if re.search(r"[^\W_]", n)), ""
-            )
-            if following:
-                found.append(following)
+            block = [strip_markup(n) for n in raw_lines[i + 1 : i + 5] if re.search(r"[^\W_]", n)]
+            if block:
+                found.append(block[0])
+            if len(block) > 1:
+                found.append(HEADING_BLOCK + "\n".join(block))  # a list under the heading, for text
             continue
         if gsm := _FINAL_HASHES.match(raw):  # GSM8K's `#### 18`
             found.append(gsm.group(1).strip())
@@ -391,6 +401,7 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     return _numeric_option(reply, choices)
 
 
+_NEGATED_WORD = re.compile(r"\b(?:not|no|never|isn't|aren't|nor)\s+\w", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|isn't|aren't|can't|cannot)\b", re.I)
 
 
@@ -428,9 +439,10 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
             return times[-1], CLEAR
         return (candidate, CLEAR) if short else (None, NONE_FOUND)
     if kind == WORD:
-        if _NEGATION.search(candidate):
+        said = [c for c in clauses(candidate) if not _NEGATED_WORD.search(c)]
+        if not said:
             return None, NONE_FOUND  # "Not odd." rules a word out; it does not answer with it
-        return (candidate, CLEAR) if short else (read_shaped(candidate, kind), CLEAR)
+        return (said[-1].strip(" .!"), CLEAR) if short else (read_shaped(said[-1], kind), CLEAR)
     if _EITHER.search(candidate) and not short:
         return None, SEVERAL_VALUES
     shaped = read_shaped(candidate, kind)
@@ -488,7 +500,8 @@ def _explicit(reply: str) -> list[tuple[str, str]]:
     if (boxed := last_boxed(reply)) is not None:
         found.append(("boxed", boxed))
     marked = answer_lines(reply)
-    if len({line.strip().rstrip(".").casefold() for line in marked}) >= 3:
+    distinct = {line.strip().rstrip(".").casefold() for line in marked if not line.startswith(HEADING_BLOCK)}
+    if len(distinct) >= 3:
         found.append(("answer_line", " or ".join(marked)))  # "The answer is 1. The answer is 2. ..."
     else:
         found.extend(("answer_line", line) for line in reversed(marked))
@@ -523,6 +536,10 @@ def extract_answer(
     text = without_code(text)  # a program is no statement of an answer (JSON blocks stay)
     unreadable = None
     for method, candidate in _explicit(text):
+        if candidate.startswith(HEADING_BLOCK):
+            if answer_type is not AnswerType.TEXT or kind == WORD:
+                continue  # a list under a heading is read whole only for a shaped text answer
+            candidate = candidate[len(HEADING_BLOCK) :]
         answer, ambiguity = read_candidate(candidate, answer_type, choices, question, percent_question, kind)
         if answer is not None or ambiguity not in (NONE_FOUND, UNREADABLE):
             return Extraction(answer, method, ambiguity)
@@ -530,10 +547,10 @@ def extract_answer(
             unreadable = unreadable or Extraction(clip(candidate), method, UNREADABLE)
     if unreadable is not None:
         return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
-    if not text.strip() or is_refusal(text) or empty_final_box(text):
+    if not text.strip() or is_refusal(text) or empty_final_box(text) or cut_off_before_answer(text):
         return Extraction.nothing()
     if (last := closing_line(text)) is not None:
-        answer, ambiguity = _read_leading(last, answer_type, choices, question, percent_question, kind)
+        answer, ambiguity = _read_leading(last, answer_type, choices, question, percent_question, kind, True)
         if answer is not None:
             return Extraction(answer, "closing", ambiguity)
     if (first := leading_line(text)) is not None:
@@ -572,6 +589,7 @@ def _stated_value(
     return Extraction.nothing()
 
 
+_REASON_TAIL = re.compile(r",?\s+(?:since|because|as)\s.*$", re.I)
 _TIME_LIKE = re.compile(r"\d{1,2}:\d{2}")
 _NAMED_VALUE = re.compile(r"^\s*\$?\s*[A-Za-z][\w']*(?:\([^()]*\))?\s*=\s*[^=]+$")
 
@@ -591,10 +609,15 @@ def _read_leading(
     question: str,
     percent_question: bool,
     kind: str = WORD,
+    labelled: bool = False,
 ) -> tuple[str | None, str]:
-    """A first line counts only when it is wholly an answer: an option, yes/no, or a lone value."""
+    """A first (or last) line counts only when it is wholly an answer: an option, yes/no, or a lone
+    value, perhaps followed by its reason ("x = 35°, since ..."); a last line may carry a label."""
+    first = _REASON_TAIL.sub("", first).strip()
     if answer_type is not AnswerType.MULTIPLE_CHOICE and not bare_line(first, 2):
         return None, NONE_FOUND  # "The clock shows 7:45." observes; a bare value answers
+    if labelled and (label := re.match(r"^[A-Za-z][\w\s'-]{0,30}:\s+(?=\S)", first)):
+        first = first[label.end() :]  # "- **Non-red marbles: 12**" closes a list with its answer
     if ":" in first.replace("\\:", "") and not _TIME_LIKE.search(first):
         return None, NONE_FOUND  # "Total marbles: 20", "(A) even: no." label a line of a list
     if answer_type is not AnswerType.MULTIPLE_CHOICE and "=" in first and not _NAMED_VALUE.match(first):
@@ -610,6 +633,6 @@ def _read_leading(
         return (answer, ambiguity) if ambiguity == CLEAR else (None, NONE_FOUND)
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
         return read_number(first, percent_question, first=True)
-    if len(first.split()) > 4 or first.endswith(":"):
+    if (len(first.split()) > 4 and not _wholly_math(first)) or first.endswith(":"):
         return None, NONE_FOUND
     return read_text(first, kind)

@@ -114,7 +114,7 @@ def answer_sentences(reply: str, question: str) -> list[str]:
     """Sentences most likely to state the answer, best first: the one echoing the question's focus
     most (the later on a tie), then the last strong conclusion, then the stated sentences from last
     to first."""
-    found = stated(reply, question)
+    found = stated(reply, question) or tuple(s for s in sentences(reply) if not s.rstrip().endswith("?"))
     ranked: list[str] = []
     focus = question_focus(question) if question else frozenset()
     if focus:
