@@ -75,9 +75,25 @@ def summary_lines(corpus: list[CorpusReply]) -> list[str]:
         return ", ".join(f"{k} {v} ({100 * v / total:.0f}%)" for k, v in counter.most_common())
 
     return [
-        f"reply corpus: {total} replies with human verdicts",
+        f"reply corpus: {total} replies with human verdicts; {agreement_line(corpus)}",
         "  by source: " + shares(Counter(r.source for r in corpus)),
         "  by pattern: " + shares(Counter(r.pattern for r in corpus)),
         "  by answer type: " + shares(Counter(r.answer_type for r in corpus)),
         "  by verdict: " + shares(Counter(r.verdict for r in corpus)),
     ]
+
+
+def agreement_line(corpus: list[CorpusReply]) -> str:
+    """How often the default grader's verdict (right or not) matches the human's, per source."""
+    from isodyn.scoring import score
+
+    parts = []
+    for source in sorted({r.source for r in corpus}):
+        chosen = [r for r in corpus if r.source == source]
+        agree = sum(
+            score(r.reply, r.truth, r.answer_type, r.choices, percent_question=r.percent_question,
+                  question=r.question).correct == (r.verdict == "correct")
+            for r in chosen
+        )  # fmt: skip
+        parts.append(f"{source} {100 * agree / len(chosen):.1f}%")
+    return "isodyn grader's verdicts agree with the human's: " + ", ".join(parts)
