@@ -71,7 +71,7 @@ def test_the_reply_is_graded_again_on_a_replay(words, monkeypatch) -> None:
     with OpenAIStub(varied) as stub:
         args = [*words, f"api_base={stub.base_url}", "strategies=zeroshot"]
         run(args)
-        monkeypatch.setattr(runner, "score_reply", lambda text, variant: Score(True, "Z", "ok", "test"))
+        monkeypatch.setattr(runner, "score_reply", lambda text, variant, **_: Score(True, "Z", "ok", "test"))
         again = run(args)
     assert {r["extracted"] for r in again.rows} == {"Z"} and all(r["correct"] for r in again.rows)
 
