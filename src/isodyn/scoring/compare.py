@@ -488,6 +488,10 @@ def _numeric_groups(text: str) -> list[tuple[str, list[float], str]] | None:
     text = text.replace("\\left", "").replace("\\right", "").replace("\\{", "{").replace("\\}", "}").strip()
     if (inequality := _inequality_groups(text)) is not None:
         return inequality
+    if (both := re.fullmatch(r"\s*(?:±|\\pm)\s*(.+?)\s*", text)) and (
+        value := parse_number(both.group(1))
+    ) is not None:
+        return [("{", [-value, value], "}")]  # `±3` is the set {-3, 3}
     groups = []
     for part in _UNION.split(text):
         match = _GROUP.match(part)

@@ -23,7 +23,9 @@ from functools import lru_cache
 from isodyn.scoring.text import unicode_math
 
 _FUNCTIONS = {"sqrt": math.sqrt, "sin": math.sin, "cos": math.cos, "tan": math.tan, "log": math.log,
-              "exp": math.exp}  # fmt: skip
+              "exp": math.exp, "abs": abs}  # fmt: skip
+_LOG_BASE = re.compile(r"\\log_\{?(\d+)\}?\s*(?:\(([^()]*)\)|([a-z0-9]))")
+_ABS = re.compile(r"\|([^|]+)\|")
 _CONSTANTS = {"pi": math.pi}
 _MAX_CHARS = 200
 _POINTS = ((0.7312, 1.3779, 2.1131), (1.9137, 0.4421, 1.2657), (2.6021, 1.7709, 0.3183))
@@ -34,11 +36,15 @@ _ALLOWED = re.compile(r"^[0-9a-z_+\-*/(). ]*$")
 
 
 def _latex_to_plain(text: str) -> str | None:
-    text = unicode_math(text).strip().strip("$").strip()
+    text = unicode_math(text).replace("$", " ").replace("\\(", "(").replace("\\)", ")").strip()
     for command in ("\\left", "\\right", "\\,", "\\!", "\\ ", "\\displaystyle"):
         text = text.replace(command, "")
     text = text.replace("\\cdot", "*").replace("\\times", "*").replace("\\pi", " pi ").replace("π", " pi ")
-    text = re.sub(r"\\(sin|cos|tan|exp|ln)\b", lambda m: "log" if m.group(1) == "ln" else m.group(1), text)
+    text = _LOG_BASE.sub(lambda m: f"(log({m.group(2) or m.group(3)})/log({m.group(1)}))", text)
+    text = re.sub(
+        r"\\(sin|cos|tan|exp|ln|log)\b", lambda m: f" {'log' if m.group(1) == 'ln' else m.group(1)} ", text
+    )
+    text = _ABS.sub(r"abs(\1)", text.replace("\\lvert", "|").replace("\\rvert", "|").replace("\\mid", "|"))
     for _ in range(6):  # nested fractions and roots, innermost first
         before = text
         text = _FRAC.sub(r"((\1)/(\2))", text)
@@ -58,10 +64,16 @@ def _implicit_products(text: str) -> str | None:
     out: list[str] = []
     previous = ""
     for token in tokens:
-        if token == "^":
-            token = "**"
         if token.isalpha() and token not in _FUNCTIONS and token not in _CONSTANTS and len(token) > 1:
             return None
+        if previous in _FUNCTIONS and token != "(":  # `sin x` is `sin(x)`
+            if not (token[0].isalnum() or token[0] == "."):
+                return None
+            out += ["(", token, ")"]
+            previous = ")"
+            continue
+        if token == "^":
+            token = "**"
         starts_operand = token[0].isalnum() or token[0] in "(." or token in _FUNCTIONS
         ends_operand = bool(previous) and (previous[-1].isalnum() or previous[-1] in ").")
         ends_operand = ends_operand and previous not in _FUNCTIONS
