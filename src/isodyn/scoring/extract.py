@@ -22,6 +22,7 @@ refusal ("I cannot determine ...") stops the guesses of steps 4-6. Nothing found
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from isodyn.core import AnswerType
@@ -559,8 +560,38 @@ def extract_answer(
             return Extraction(answer, "leading", ambiguity)
     if answer_type is AnswerType.MULTIPLE_CHOICE:
         answer, ambiguity = _statement_choice(text, choices, question)
-        return Extraction(answer, "choice" if answer or ambiguity != NONE_FOUND else "none", ambiguity)
-    return _stated_value(text, answer_type, question, percent_question, kind)
+        found = Extraction(answer, "choice" if answer or ambiguity != NONE_FOUND else "none", ambiguity)
+    else:
+        found = _stated_value(text, answer_type, question, percent_question, kind)
+    if found.answer is not None and looping(text):
+        # a reply caught in a loop commits only to what every sentence of it says
+        agreed = _loop_agrees(text, answer_type, choices, question, percent_question, kind)
+        return found if agreed else Extraction.nothing()
+    return found
+
+
+def looping(reply: str) -> bool:
+    """A degenerate reply: some sentence stated three times or more (weak models loop until cut off)."""
+    found = sentences(reply)
+    return len(found) >= 3 and max(Counter(found).values()) >= 3
+
+
+def _loop_agrees(
+    text: str, answer_type: AnswerType, choices: tuple[str, ...], question: str, percent: bool, kind: str
+) -> bool:
+    """Every stated sentence that reads as an answer reads as the same one."""
+    readings = set()
+    for sentence in set(stated(text, question)):
+        if answer_type is AnswerType.MULTIPLE_CHOICE:
+            reading = _reading(clip(sentence), choices, question)
+            readings |= set(reading.chosen)
+        else:
+            value = read_number(sentence, percent)[0] if answer_type is not AnswerType.TEXT else None
+            if answer_type is AnswerType.TEXT:
+                value = read_text(sentence, kind)[0]
+            if value is not None:
+                readings.add(value)
+    return len(readings) == 1
 
 
 def _stated_value(
@@ -614,10 +645,10 @@ def _read_leading(
     """A first (or last) line counts only when it is wholly an answer: an option, yes/no, or a lone
     value, perhaps followed by its reason ("x = 35°, since ..."); a last line may carry a label."""
     first = _REASON_TAIL.sub("", first).strip()
-    if answer_type is not AnswerType.MULTIPLE_CHOICE and not bare_line(first, 2):
-        return None, NONE_FOUND  # "The clock shows 7:45." observes; a bare value answers
     if labelled and (label := re.match(r"^[A-Za-z][\w\s'-]{0,30}:\s+(?=\S)", first)):
         first = first[label.end() :]  # "- **Non-red marbles: 12**" closes a list with its answer
+    if answer_type is not AnswerType.MULTIPLE_CHOICE and not bare_line(first, 2):
+        return None, NONE_FOUND  # "The clock shows 7:45." observes; a bare value answers
     if ":" in first.replace("\\:", "") and not _TIME_LIKE.search(first):
         return None, NONE_FOUND  # "Total marbles: 20", "(A) even: no." label a line of a list
     if answer_type is not AnswerType.MULTIPLE_CHOICE and "=" in first and not _NAMED_VALUE.match(first):

@@ -91,6 +91,7 @@ _WORDS = {
     "same": "equal", "identical": "equal", "equivalent": "equal", "equally": "equal", "equals": "equal",
     "greater": "higher", "larger": "higher", "bigger": "higher", "more": "higher", "stronger": "higher",
     "high": "higher", "highest": "higher", "largest": "higher", "greatest": "higher", "exceeds": "higher",
+    "above": "higher", "below": "lower", "under": "lower",
     "smaller": "lower", "less": "lower", "fewer": "lower", "weaker": "lower", "low": "lower",
     "lowest": "lower", "smallest": "lower", "least": "lower",
     "attracts": "attract", "attraction": "attract", "attracted": "attract", "attracting": "attract",
@@ -169,6 +170,12 @@ def _chess_roles(text: str) -> str:
 
 
 @lru_cache(maxsize=16384)
+def plain_tokens(text: str) -> tuple[str, ...]:
+    """Word tokens with synonyms folded but no phrase rewritten: what a yes/no statement literally says."""
+    return tuple(_stem(w) for w in _TOKEN.findall(_plain(text)))
+
+
+@lru_cache(maxsize=16384)
 def tokens(text: str) -> tuple[str, ...]:
     """Canonical word tokens of a piece of prose (synonyms and chess roles resolved)."""
     return tuple(_stem(w) for w in _TOKEN.findall(_rewrite(_chess_roles(_plain(text)))))
@@ -192,7 +199,9 @@ _NEGATORS = _word_set(
 )
 # A clause that describes, supposes or contrasts chooses nothing.
 _INCIDENTAL = re.compile(
-    r"\b(?:unlike|in\s+contrast|by\s+contrast|contrary|as\s+opposed|rather\s+than|instead\s+of|whereas"
+    # a definition: "an odd function passes through the origin"
+    r"^\W*(?:an?|any|every)\s+(?:\w+\s+)?(?:function|graph|shape|curve|number|triangle|polygon)s?\b"
+    r"|\b(?:unlike|in\s+contrast|by\s+contrast|contrary|as\s+opposed|rather\s+than|instead\s+of|whereas"
     r"|would|were|if|suppose|assuming|for\s+example|e\.g|such\s+as|recall|definition|defined|means\s+that"
     r"|is\s+called|are\s+called|whether|either\s+\w+\s+or|otherwise|compared\s+(?:to|with)|check\s+if"
     r"|to\s+determine|to\s+decide|we\s+need|let's|let\s+us|could\s+be|might\s+be|may\s+be)\b",
@@ -387,7 +396,8 @@ def _question_subject(question: str) -> tuple[frozenset[str], bool]:
     question = re.split(r"\n\s*(?:Choices|Options)\b|\(A\)", question)[0]
     asked = [s for s in re.split(r"(?<=[.?!])\s+", question) if s.strip().endswith("?")]
     text = asked[-1] if asked else question
-    words = tokens(_NEGATED_ADJECTIVE.sub("not ", text))
+    text = re.sub(r"\s(?:when|if|where|given|assuming)\s[^?]*", " ", text)  # a condition is not the property
+    words = plain_tokens(_NEGATED_ADJECTIVE.sub("not ", text))
     negated = any(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words)
     content = frozenset(
         _stem5(w)
@@ -399,7 +409,7 @@ def _question_subject(question: str) -> tuple[frozenset[str], bool]:
 
 def _polarity_words(clause: str) -> tuple[tuple[str, ...], int]:
     """The clause's tokens with `non-`/`dis-`/`un-` prefixes split off, and how many negations it holds."""
-    words = tokens(_NEGATED_ADJECTIVE.sub("not ", clause))
+    words = plain_tokens(_NEGATED_ADJECTIVE.sub("not ", clause))
     negations = sum(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words)
     return words, negations
 
