@@ -5,7 +5,10 @@ The replies are the reply corpus (tests/corpus, real and written), each copy wit
 so that no two graded texts are the same (caches see real variety), plus a few hostile ones (1 MB of
 prose, a wall of braces, unclosed boxes). Rounds alternate the isodyn grader (A) with DynaMath's
 published rule (B, a JSON read and nothing more) as a floor, fresh processes per round so no round
-inherits another's caches; every round is printed.
+inherits another's caches; every round is printed. Then the isodyn grader on 2 cores: the same
+replies split over two worker processes, wall-clock replies per second. The slowest reply is given
+twice: over all replies, and after the first 1,000 (which also pay for loading sympy and
+math-verify, once per process).
 
 python benchmarks/grading.py [replies] [rounds]
 """
@@ -48,14 +51,17 @@ def items(count: int) -> list[dict]:
     return out
 
 
-def one_round(grader: str, count: int) -> None:
-    """Grade `count` replies in this process and print one JSON line of figures."""
+WARM_UP = 1_000  # the first replies also pay for loading sympy and math-verify (once per process)
+
+
+def one_round(grader: str, count: int, part: int = 0, parts: int = 1) -> None:
+    """Grade this process's share of `count` replies and print one JSON line of figures."""
     from isodyn.scoring import score
 
-    batch = items(count)
-    slowest, slowest_id = 0.0, ""
+    batch = items(count)[part::parts]
+    slowest, slowest_id, slowest_warm = 0.0, "", 0.0
     started = time.perf_counter()
-    for item in batch:
+    for number, item in enumerate(batch):
         t0 = time.perf_counter()
         score(
             item["reply"], str(item["truth"]), item["answer_type"], tuple(item["choices"]),
@@ -64,15 +70,35 @@ def one_round(grader: str, count: int) -> None:
         took = time.perf_counter() - t0
         if took > slowest:
             slowest, slowest_id = took, item["id"] if len(item["reply"]) < 50_000 else "hostile"
+        if number >= WARM_UP:
+            slowest_warm = max(slowest_warm, took)
     total = time.perf_counter() - started
-    print(json.dumps({"grader": grader, "replies": count, "seconds": round(total, 2),
-                      "per_second": round(count / total), "slowest_ms": round(1000 * slowest, 1),
-                      "slowest": slowest_id}))  # fmt: skip
+    figures = {"grader": grader, "replies": len(batch), "seconds": round(total, 2),
+               "per_second": round(len(batch) / total), "slowest_ms": round(1000 * slowest, 1),
+               "slowest": slowest_id, "slowest_after_warm_up_ms": round(1000 * slowest_warm, 1)}  # fmt: skip
+    print(json.dumps(figures))
+
+
+def two_cores(grader: str, count: int) -> None:
+    """The same replies split over two worker processes (2 cores): wall-clock replies per second."""
+    started = time.perf_counter()
+    workers = [
+        subprocess.Popen([sys.executable, __file__, "--round", grader, str(count), str(part), "2"],
+                         stdout=subprocess.PIPE, text=True)
+        for part in range(2)
+    ]  # fmt: skip
+    outputs = [w.communicate()[0].strip() for w in workers]
+    wall = time.perf_counter() - started
+    print(json.dumps({"grader": grader, "workers": 2, "replies": count, "wall_seconds": round(wall, 2),
+                      "per_second": round(count / wall)}))  # fmt: skip
+    for line in outputs:
+        print("  " + line)
 
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--round":
-        one_round(sys.argv[2], int(sys.argv[3]))
+        extra = [int(v) for v in sys.argv[4:6]]
+        one_round(sys.argv[2], int(sys.argv[3]), *extra)
         return
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
@@ -84,6 +110,8 @@ def main() -> None:
                 [sys.executable, __file__, "--round", grader, str(count)], capture_output=True, text=True
             )
             print(done.stdout.strip() or done.stderr.strip()[-500:])
+    print("on 2 cores (two worker processes, each grading half):")
+    two_cores("isodyn", count)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from isodyn.core import AnswerType
 from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
-from isodyn.scoring.focus import answer_sentences, stated
+from isodyn.scoring.focus import answer_sentences, restates, stated
 from isodyn.scoring.json_answer import json_answer
 from isodyn.scoring.options import (
     LETTERS,
@@ -502,8 +502,8 @@ def _explicit(reply: str) -> list[tuple[str, str]]:
         found.append(("boxed", boxed))
     marked = answer_lines(reply)
     distinct = {line.strip().rstrip(".").casefold() for line in marked if not line.startswith(HEADING_BLOCK)}
-    if len(distinct) >= 3:
-        found.append(("answer_line", " or ".join(marked)))  # "The answer is 1. The answer is 2. ..."
+    if len(distinct) >= 3:  # "The answer is 1. The answer is 2. ..."
+        found.append(("answer_line", " or ".join(m for m in marked if not m.startswith(HEADING_BLOCK))))
     else:
         found.extend(("answer_line", line) for line in reversed(marked))
     return found
@@ -550,24 +550,29 @@ def extract_answer(
         return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
     if not text.strip() or is_refusal(text) or empty_final_box(text) or cut_off_before_answer(text):
         return Extraction.nothing()
-    if (last := closing_line(text)) is not None:
-        answer, ambiguity = _read_leading(last, answer_type, choices, question, percent_question, kind, True)
-        if answer is not None:
-            return Extraction(answer, "closing", ambiguity)
-    if (first := leading_line(text)) is not None:
-        answer, ambiguity = _read_leading(first, answer_type, choices, question, percent_question, kind)
-        if answer is not None:
-            return Extraction(answer, "leading", ambiguity)
-    if answer_type is AnswerType.MULTIPLE_CHOICE:
-        answer, ambiguity = _statement_choice(text, choices, question)
-        found = Extraction(answer, "choice" if answer or ambiguity != NONE_FOUND else "none", ambiguity)
-    else:
-        found = _stated_value(text, answer_type, question, percent_question, kind)
+    found = _guessed(text, answer_type, choices, question, percent_question, kind)
     if found.answer is not None and looping(text):
         # a reply caught in a loop commits only to what every sentence of it says
         agreed = _loop_agrees(text, answer_type, choices, question, percent_question, kind)
         return found if agreed else Extraction.nothing()
     return found
+
+
+def _guessed(
+    text: str, answer_type: AnswerType, choices: tuple[str, ...], question: str, percent: bool, kind: str
+) -> Extraction:
+    """Steps 4-6 of the cascade: a bare closing or leading line, else the stated answer."""
+    bare_lines = (("closing", closing_line(text), True), ("leading", leading_line(text), False))
+    for method, line, labelled in bare_lines:
+        if line is None or (question and restates(line, question)):
+            continue
+        answer, ambiguity = _read_leading(line, answer_type, choices, question, percent, kind, labelled)
+        if answer is not None:
+            return Extraction(answer, method, ambiguity)
+    if answer_type is AnswerType.MULTIPLE_CHOICE:
+        answer, ambiguity = _statement_choice(text, choices, question)
+        return Extraction(answer, "choice" if answer or ambiguity != NONE_FOUND else "none", ambiguity)
+    return _stated_value(text, answer_type, question, percent, kind)
 
 
 def looping(reply: str) -> bool:
