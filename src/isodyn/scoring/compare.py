@@ -485,7 +485,8 @@ def _inequality_groups(text: str) -> list[tuple[str, list[float], str]] | None:
 def _numeric_groups(text: str) -> list[tuple[str, list[float], str]] | None:
     """`(2, -1)`, `[1, 3)`, `{1, 2, 3}`, a bare `1, 2, 3`, a union of intervals or a simple inequality,
     as (opening, values, closing) groups; None for anything else."""
-    text = text.replace("\\left", "").replace("\\right", "").replace("\\{", "{").replace("\\}", "}").strip()
+    text = text.replace("\\left", "").replace("\\right", "").replace("\\{", "{").replace("\\}", "}")
+    text = text.replace("$", "").strip()
     if (inequality := _inequality_groups(text)) is not None:
         return inequality
     if (both := re.fullmatch(r"\s*(?:±|\\pm)\s*(.+?)\s*", text)) and (
@@ -540,11 +541,16 @@ _MEMBER = re.compile(r"^\s*[a-zA-Z]\s*(?:∈|\\in)\s*")
 _FUNCTION_NAME = re.compile(r"(?<![\\a-zA-Z])(log|ln|sin|cos|tan|sqrt|exp)(?![a-zA-Z])")
 
 
+_NAMED_GROUP = re.compile(r"^\$?\s*[A-Za-z][\w']*\s*=\s*([\[(\{].*[\])\}])\s*\$?$")
+
+
 def _as_written_math(candidate: str, truth: str) -> str:
     """A text candidate in the truth's form: `x ∈ [1, 3)` as `[1, 3)`, `P = 2(x + 3)` as `2(x + 3)` when
     the truth is no equation, unicode math as LaTeX, `log_2(x)` as `\\log_2(x)`."""
     text = _MEMBER.sub("", unicode_math(candidate)).strip().rstrip(".")
-    if "=" not in truth and text.count("=") >= 1 and "," not in text:
+    if "=" not in truth and (named := _NAMED_GROUP.match(text)):
+        text = named.group(1)  # `P' = (7, -10)` for a truth `(-3, -4)`
+    elif "=" not in truth and text.count("=") >= 1 and "," not in text:
         text = text.split("=")[-1]
     return _FUNCTION_NAME.sub(r"\\\1", text).strip()
 
