@@ -305,8 +305,9 @@ def _distinctive(words: tuple[str, ...], signatures: list[tuple[str, ...]]) -> d
     for letter, signature in zip(LETTERS, signatures, strict=False):
         others = {w for i, other in enumerate(signatures) if LETTERS[i] != letter for w in other}
         own = [w for w in signature if w not in others and w not in _STOP and w not in _SIDES and len(w) > 2]
-        if len(signature) > 3:  # a long option is named by its leading word ("Neither; ..."), not any word
-            own = [w for w in own if w == signature[0]]
+        if len(signature) > 3 and own:  # a long option: its leading word ("Neither; ...") or most of its own
+            present = [w for w in own if w in words]
+            own = own if 2 * len(present) >= len(own) else [w for w in own if w == signature[0]]
         positions = [i for i, w in enumerate(words) if w in own]
         if positions:
             found[letter] = (positions[0], positions[0] + 1)
