@@ -370,7 +370,7 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
         return OptionReading(letters.chosen | {"?"}, letters.ruled_out)  # several letters: no single choice
     if letters.chosen:
         return letters  # an explicit letter outranks words around it ("the correct option is (B)")
-    formulas = {choice_letter(f, choices) for f in _formulas(text)} - {None}
+    formulas = {choice_letter(f, choices) for f in _formulas(text) if len(f.strip()) > 1} - {None}
     if len(formulas) == 1:  # an option written as a formula: "I'd pick $y = 4(x - 3)$"
         return OptionReading(frozenset(formulas))  # type: ignore[arg-type]
     meaning = read_statement(text, choices)
@@ -440,6 +440,8 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
             return times[-1], CLEAR
         return (candidate, CLEAR) if short else (None, NONE_FOUND)
     if kind == WORD:
+        if not short and re.search(r"\botherwise\b|\beither\b.*\bor\b|\bdepend", candidate, re.I):
+            return None, SEVERAL_VALUES  # "If the dot counts, it's even; otherwise odd."
         said = [c for c in clauses(candidate) if not _NEGATED_WORD.search(c)]
         if not said:
             return None, NONE_FOUND  # "Not odd." rules a word out; it does not answer with it

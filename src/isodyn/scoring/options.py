@@ -211,7 +211,8 @@ _INCIDENTAL = re.compile(
 _THINGS = _word_set(
     "king queen rook bishop knight pawn piece square squares side move moves player pieces number "
     "numbers node nodes vertex vertices edge edges degree degrees power powers term terms part parts "
-    "coefficient coefficients exponent exponents integer integers digit digits"
+    "coefficient coefficients exponent exponents integer integers digit digits function functions "
+    "shape shapes curve curves"
 )
 
 
