@@ -216,6 +216,18 @@ _THINGS = _word_set(
 )
 
 
+def _modifier(words: tuple[str, ...], at: int, end: int) -> bool:
+    """The option word modifies a thing that follows it, and is not said of the subject: "the black
+    king" and "convex functions have ..." are modifiers; "f is an even function" and "the property of
+    an odd function" say what the thing is."""
+    if end >= len(words) or words[end] not in _THINGS:
+        return False
+    before = words[max(0, at - 2) : at]
+    predicate = bool(before) and (before[-1] in {"is", "s", "be"} or (
+        before[-1] in {"a", "an"} and len(before) == 2 and before[0] in {"is", "s", "be", "of"}))  # fmt: skip
+    return not predicate
+
+
 @dataclass(frozen=True)
 class OptionReading:
     """What a text says about the options: letters it commits to and letters it rules out."""
@@ -279,8 +291,8 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
         if at is None:
             continue
         end = at + len(signature)
-        if len(signature) == 1 and end < len(words) and words[end] in _THINGS:
-            continue  # "the black king", "an even number of nodes"
+        if len(signature) == 1 and _modifier(words, at, end):
+            continue  # "the black king", "an even number of nodes", "convex functions have ..."
         found[letter] = (at, end)
     if not found and distinctive:
         found = _distinctive(words, signatures)
@@ -309,7 +321,8 @@ def _distinctive(words: tuple[str, ...], signatures: list[tuple[str, ...]]) -> d
         if len(signature) > 3 and own:  # a long option: its leading word ("Neither; ...") or most of its own
             present = [w for w in own if w in words]
             own = own if 2 * len(present) >= len(own) else [w for w in own if w == signature[0]]
-        positions = [i for i, w in enumerate(words) if w in own]
+        # a word used as a modifier of a thing ("convex functions have ...") names no option
+        positions = [i for i, w in enumerate(words) if w in own and not _modifier(words, i, i + 1)]
         if positions:
             found[letter] = (positions[0], positions[0] + 1)
     return found if len(found) == 1 else {}
