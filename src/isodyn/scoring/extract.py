@@ -388,7 +388,8 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     if len(whole) == 1 and len(whole[0]) <= 60 and (letter := choice_letter(whole[0], choices)) is not None:
         return (whole[0] if bare_line(whole[0]) else letter), CLEAR
     ruled_out: set[str] = set()
-    for sentence in reversed(stated(reply, question)):
+    said = stated(reply, question) or tuple(s for s in sentences(reply) if not s.rstrip().endswith("?"))
+    for sentence in reversed(said):
         reading = _reading(clip(sentence), choices, question)
         chosen = reading.chosen - ruled_out
         if len(chosen) == 1:

@@ -82,6 +82,12 @@ _PHRASES: tuple[tuple[str, str], ...] = (
      "negative"),
     (r"(?:no|not\s+a)\s+limit|limit\s+(?:does\s+not|doesn't)\s+exist", "does-not-exist"),
     (r"does\s+not\s+exist|doesn't\s+exist|undefined", "does-not-exist"),
+    # graph and geometry definitions a grader accepts
+    (r"connected\s+and\s+(?:is\s+)?(?:acyclic|has\s+no\s+cycles?)|acyclic\s+and\s+connected", "tree"),
+    (r"(?:a\s+single|only\s+one|exactly\s+one|one)\s+(?:loop|cycle)", "exactly one cycle"),
+    # an angle of 90°, not one "smaller than 90°"
+    (r"(?<!than )(?<!lower )(?<!higher )(?<!under )(?<!over )(?<!below )(?<!above )(?:exactly\s+)?90\s*"
+     r"(?:°|degrees|\^\{?\\circ\}?)|right[- ]angled?", "right"),
     (r"stale\s*mate[ds]?", "draw"),
     (r"insufficient\s+material|dead\s+position|threefold\s+repetition", "draw"),
 )
@@ -126,9 +132,16 @@ def _stem(word: str) -> str:
     return _WORDS.get(word, word)
 
 
+_RELATIONS = (("≥", " higher equal "), ("≤", " lower equal "), (">=", " higher equal "),
+              ("<=", " lower equal "), (">", " higher "), ("<", " lower "))  # fmt: skip
+
+
 def _plain(text: str) -> str:
-    """Lower-case prose without LaTeX wrappers: `$\\text{even}$` -> `even`."""
+    """Lower-case prose without LaTeX wrappers: `$\\text{even}$` -> `even`; `f(2) > g(2)` says higher."""
     text = re.sub(r"\\(?:text|textbf|mathrm|mathbf|operatorname|emph)\s*\{([^{}]*)\}", r"\1", text)
+    for symbol, word in _RELATIONS:
+        text = text.replace(symbol, word)
+    text = re.sub(r"[ \t]+", " ", text)
     text = re.sub(r"\\boxed\s*\{([^{}]*)\}", r"\1", text)
     return text.replace("$", " ").replace("\\", " ").casefold()
 
@@ -308,7 +321,7 @@ _REASON = re.compile(r"^\s*(?:since|because|as|given|due\s+to)\b", re.I)
 
 
 # A side or a label alone names no outcome: "White to move" does not choose "White wins".
-_SIDES = _word_set("white black first second left right top bottom")
+_SIDES = _word_set("white black first second top bottom")
 
 
 def _distinctive(words: tuple[str, ...], signatures: list[tuple[str, ...]]) -> dict[str, tuple[int, int]]:
