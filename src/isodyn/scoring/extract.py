@@ -307,7 +307,11 @@ def read_number(
     return (readable[0] if first else readable[-1]), CLEAR
 
 
-_ALTERNATIVES = re.compile(r"\d\s*(?:or|and/or)\s*[-+−]?\d|\beither\b|\bdepending\b|\bdepends\b", re.I)
+_ALTERNATIVES = re.compile(
+    r"\d\s*(?:or|and/or)\s*[-+−]?\d|\beither\b|\bdepending\b|\bdepends\b"
+    r"|\b\d+(?:\.\d+)?\s*,\s*\d+(?:\.\d+)?\s*,?\s*(?:and|or)\s+\d",  # "042, 82, and 918": a list, not a value
+    re.I,
+)
 
 
 def _bare(value: str, parsed: float, percent_question: bool) -> str:
@@ -332,7 +336,7 @@ _LEADING_LETTER = re.compile(r"^\W*[(\[]?([A-J])[)\]]?(?:[.):\]]|\s|$)")
 
 
 _LETTER_ALTERNATIVES = re.compile(
-    r"(?:^|[\s(*])\(?[A-J]\)?\s*(?:or|/|and/or)\s*\(?[A-J]\)?(?=$|[\s.,;:!?)*])"
+    r"(?:^|[\s(*\[])[(\[]?[A-J][)\]]?\s*(?:or|/|and/or)\s*[(\[]?[A-J][)\]]?(?=$|[\s.,;:!?)\]*])"
 )
 
 
@@ -441,6 +445,8 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
             return times[-1], CLEAR
         return (candidate, CLEAR) if short else (None, NONE_FOUND)
     if kind == WORD:
+        if re.search(r"\b(?:answer|solution)\W*$", candidate, re.I):
+            return None, NONE_FOUND  # "The answer" (cut off) names a label, not a word answer
         if not short and re.search(r"\botherwise\b|\beither\b.*\bor\b|\bdepend", candidate, re.I):
             return None, SEVERAL_VALUES  # "If the dot counts, it's even; otherwise odd."
         said = [c for c in clauses(candidate) if not _NEGATED_WORD.search(c)]

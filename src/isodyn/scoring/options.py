@@ -400,7 +400,7 @@ _NEGATED_ADJECTIVE = re.compile(
 _QUESTION_STOP = _word_set(
     "does do is are was were can could has have had there exist exists any all each other every the a an of "
     "to in on at for by with from this that these those it its be will would should shown given following "
-    "true false yes no answer statement graph graphs node vertex vertice vertices edge edges function line "
+    "true false yes no answer statement graph graphs node vertex vertice vertices edge edges line "
     "lines point points triangle shape figure image picture diagram number value set table magnet magnets "
     "two three four one both pair"
 )
