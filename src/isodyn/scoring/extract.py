@@ -435,6 +435,9 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
     if not re.search(r"[^\W_]", content) or candidate.startswith(('{"', "[{")):
         return None, NONE_FOUND  # punctuation, markup or a JSON object is no answer
     short = len(candidate.split()) <= 4 or _wholly_math(candidate)
+    prose_only = not re.search(r"[\d=()\[\]{}^+\-*/\\π√<>≤≥∞]", candidate)
+    if kind not in (WORD, TIME) and prose_only and len(re.findall(r"[A-Za-z]{2,}", candidate)) >= 2:
+        return None, NONE_FOUND  # prose alone ("The answer") is no point, interval or expression
     if candidate.endswith(":") and not (kind == TIME and times_in(candidate)):
         return None, NONE_FOUND  # a label whose value never came
     if kind == TIME:
@@ -599,12 +602,15 @@ def _loop_agrees(
         if answer_type is AnswerType.MULTIPLE_CHOICE:
             reading = _reading(clip(sentence), choices, question)
             readings |= set(reading.chosen)
+            continue
+        if answer_type is AnswerType.TEXT:
+            value, ambiguity = read_text(sentence, kind)
         else:
-            value = read_number(sentence, percent)[0] if answer_type is not AnswerType.TEXT else None
-            if answer_type is AnswerType.TEXT:
-                value = read_text(sentence, kind)[0]
-            if value is not None:
-                readings.add(value)
+            value, ambiguity = read_number(sentence, percent)
+        if ambiguity in (SEVERAL_VALUES, SEVERAL_OPTIONS):
+            return False  # a sentence of the loop offers several answers itself
+        if value is not None:
+            readings.add(value)
     return len(readings) == 1
 
 
