@@ -389,7 +389,10 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     """The whole reply when it is a letter or an option's text; else the last sentence that chooses
     an option decides, earlier ones only when later ones say nothing."""
     whole = lines(reply)
-    if len(whole) == 1 and len(whole[0]) <= 60 and (letter := choice_letter(whole[0], choices)) is not None:
+    # the whole reply names the option: `**B**`, `odd`, `f is odd, not even.` (yes and no, which prose
+    # uses for other things, only as the whole reply)
+    short = bare_line(whole[0]) if len(whole) == 1 and yes_no_letters(choices) else len(whole) == 1
+    if short and len(whole[0]) <= 60 and (letter := choice_letter(whole[0], choices)) is not None:
         return (whole[0] if bare_line(whole[0]) else letter), CLEAR
     ruled_out: set[str] = set()
     said = stated(reply, question) or tuple(s for s in sentences(reply) if not s.rstrip().endswith("?"))

@@ -83,6 +83,14 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"(?:no|not\s+a)\s+limit|limit\s+(?:does\s+not|doesn't)\s+exist", "does-not-exist"),
     (r"does\s+not\s+exist|doesn't\s+exist|undefined", "does-not-exist"),
     # graph and geometry definitions a grader accepts
+    (r"(?:two|2)[- ]colou?r(?:ed|able|ing)", "bipartite"),
+    (r"\bk_?\{?\d+\}?(?![\w.])|every\s+pair\s+of\s+vertices\s+is\s+(?:joined|connected|adjacent)",
+     "complete"),
+    (r"(?:all|every|each)\s+(?:three\s+)?angles?\s+(?:\w+\s+){0,2}(?:smaller|less|lower)\s+than\s+90",
+     "acute"),
+    (r"(?:one|an)\s+angle\s+(?:\w+\s+){0,2}(?:greater|larger|more|bigger|higher)\s+than\s+90", "obtuse"),
+    (r"(?:glows?|shines?)\s+(?:more\s+)?(?:strongly|brightly)|(?:glows?|shines?)\s+brighter",
+     "brighter"),
     (r"connected\s+and\s+(?:is\s+)?(?:acyclic|has\s+no\s+cycles?)|acyclic\s+and\s+connected", "tree"),
     (r"(?:a\s+single|only\s+one|exactly\s+one|one)\s+(?:loop|cycle)", "exactly one cycle"),
     # an angle of 90°, not one "smaller than 90°"
@@ -110,6 +118,7 @@ _WORDS = {
     "convexity": "convex", "concavity": "concave",
     "odd-function": "odd", "even-function": "even",
     "isomorphism": "isomorphic", "connectivity": "connected",
+    "reach": "path", "reaches": "path", "reached": "path", "reachable": "path",
 }  # fmt: skip
 
 # Words that carry no choice: articles, copulas, pronouns, prepositions.
