@@ -82,7 +82,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
      "negative"),
     (r"(?:no|not\s+a)\s+limit|limit\s+(?:does\s+not|doesn't)\s+exist", "does-not-exist"),
     (r"does\s+not\s+exist|doesn't\s+exist|undefined", "does-not-exist"),
-    # graph and geometry definitions a grader accepts
+    (r"stale\s*mate[ds]?", "draw"),
+    (r"insufficient\s+material|dead\s+position|threefold\s+repetition", "draw"),
+)
+# Definitions a grader accepts: they name a property, so yes/no statements are read with them too.
+_DEFINITIONS: tuple[tuple[str, str], ...] = (
     (r"(?:two|2)[- ]colou?r(?:ed|able|ing)", "bipartite"),
     (r"\bk_?\{?\d+\}?(?![\w.])|every\s+pair\s+of\s+vertices\s+is\s+(?:joined|connected|adjacent)",
      "complete"),
@@ -96,10 +100,16 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     # an angle of 90°, not one "smaller than 90°"
     (r"(?<!than )(?<!lower )(?<!higher )(?<!under )(?<!over )(?<!below )(?<!above )(?:exactly\s+)?90\s*"
      r"(?:°|degrees|\^\{?\\circ\}?)|right[- ]angled?", "right"),
-    (r"stale\s*mate[ds]?", "draw"),
-    (r"insufficient\s+material|dead\s+position|threefold\s+repetition", "draw"),
 )
-_PHRASE_PATTERN = re.compile("|".join(f"(?P<p{i}>\\b{p}\\b)" for i, (p, _) in enumerate(_PHRASES)), re.I)
+_PHRASES = _PHRASES + _DEFINITIONS
+
+
+def _pattern(phrases: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?P<p{i}>\\b{p}\\b)" for i, (p, _) in enumerate(phrases)), re.I)
+
+
+_PHRASE_PATTERN = _pattern(_PHRASES)
+_DEFINITION_PATTERN = _pattern(_DEFINITIONS)
 
 _WORDS = {
     "same": "equal", "identical": "equal", "equivalent": "equal", "equally": "equal", "equals": "equal",
@@ -155,11 +165,11 @@ def _plain(text: str) -> str:
     return text.replace("$", " ").replace("\\", " ").casefold()
 
 
-def _rewrite(text: str) -> str:
+def _rewrite(text: str, pattern: re.Pattern[str] = _PHRASE_PATTERN, phrases: tuple = _PHRASES) -> str:
     def one(match: re.Match[str]) -> str:
-        return f" {_PHRASES[int(match.lastgroup[1:])][1]} "  # type: ignore[index]
+        return f" {phrases[int(match.lastgroup[1:])][1]} "  # type: ignore[index]
 
-    return _PHRASE_PATTERN.sub(one, text)
+    return pattern.sub(one, text)
 
 
 # Chess outcomes with their subject: who delivers mate wins; who is mated, loses or resigns loses.
@@ -193,8 +203,9 @@ def _chess_roles(text: str) -> str:
 
 @lru_cache(maxsize=16384)
 def plain_tokens(text: str) -> tuple[str, ...]:
-    """Word tokens with synonyms folded but no phrase rewritten: what a yes/no statement literally says."""
-    return tuple(_stem(w) for w in _TOKEN.findall(_plain(text)))
+    """Word tokens with synonyms and definitions folded but no paraphrase of an option rewritten: what a
+    yes/no statement literally says ("the forces cancel" stays words; "two-colourable" is bipartite)."""
+    return tuple(_stem(w) for w in _TOKEN.findall(_rewrite(_plain(text), _DEFINITION_PATTERN, _DEFINITIONS)))
 
 
 @lru_cache(maxsize=16384)
