@@ -80,7 +80,7 @@ _LETTER = re.compile(
 _BARE_LETTER = re.compile(r"^\W*\(?([A-Ja-j])\)?\W*$")  # the whole candidate is one letter: `**B**.`
 # Explicit letter mentions inside prose: `(B)`, `**B**`, `option B`, `is B.` / `choose B`.
 _LETTER_MENTION = re.compile(
-    r"\(([A-J])\)"
+    r"\(([A-J])\)|\[([A-J])\]"
     r"|\*\*\s*\(?([A-J])\)?\s*\*\*"
     r"|\b(?i:option|choice)\s*\(?([A-Ja-j])\)?(?![\w'])"
     r"|\b(?:is|be|choose|pick|select|go\s+with|so|thus|hence)\s+\(?([A-J])\)?(?=\s*(?:[.,;:!]|$))"

@@ -372,9 +372,19 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
             return polar
     if len(letters.chosen) > 1 or _LETTER_ALTERNATIVES.search(text):
         return OptionReading(letters.chosen | {"?"}, letters.ruled_out)  # several letters: no single choice
+    formulas = {choice_letter(f, choices) for f in _formulas(text) if len(f.strip()) > 1} - {None}
+    if letters.chosen and formulas and formulas != letters.chosen:
+        return OptionReading(letters.chosen | formulas)  # "[C] $y = 8(x - 3)$" when that is B: both
+    opening = _LEADING_LETTER.match(strip_markup(text))
+    if opening and opening.group(1) not in LETTERS[: len(choices)] and re.match(r"\W*[(\[]", text):
+        return OptionReading(frozenset({"?"}))  # "[D] Neither ..." with three options: no such option
+    if len(letters.chosen) == 1 and opening:
+        rest = strip_markup(text)[opening.end() :]
+        beside = set(read_statement(rest, choices).chosen) | ({choice_letter(rest, choices)} - {None})
+        if beside - letters.chosen:  # "[C] Circuit 1, not Circuit 2" when C is "neither": a contradiction
+            return OptionReading(frozenset(letters.chosen | beside))  # type: ignore[arg-type]
     if letters.chosen:
         return letters  # an explicit letter outranks words around it ("the correct option is (B)")
-    formulas = {choice_letter(f, choices) for f in _formulas(text) if len(f.strip()) > 1} - {None}
     if len(formulas) == 1:  # an option written as a formula: "I'd pick $y = 4(x - 3)$"
         return OptionReading(frozenset(formulas))  # type: ignore[arg-type]
     meaning = read_statement(text, choices)
@@ -563,8 +573,12 @@ def extract_answer(
             unreadable = unreadable or Extraction(clip(candidate), method, UNREADABLE)
     if unreadable is not None:
         return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
-    if not text.strip() or is_refusal(text) or empty_final_box(text) or cut_off_before_answer(text):
+    if not text.strip() or is_refusal(text) or empty_final_box(text):
         return Extraction.nothing()
+    if cut_off_before_answer(text) and not (
+        looping(text) and _loop_agrees(text, answer_type, choices, question, percent_question, kind)
+    ):
+        return Extraction.nothing()  # cut off before its answer, unless it kept saying one thing
     found = _guessed(text, answer_type, choices, question, percent_question, kind)
     if found.answer is not None and looping(text):
         # a reply caught in a loop commits only to what every sentence of it says
