@@ -189,3 +189,8 @@ def dynamath_grader(reply: object, question: Question) -> Score:
     if not readable:
         return Score(False, None, "extraction_failed", method, NONE_FOUND, "dynamath")
     return Score(correct, extracted, "ok", method, CLEAR, "dynamath")
+
+
+# Listed (and shown in reports) in this order: the default, then the papers' rules, then the strictest.
+for _name in ("isodyn", "dynamath", "mmmath", "strict-json"):
+    GRADERS[_name] = GRADERS.pop(_name)
