@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from isodyn.core import AnswerType
 from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
-from isodyn.scoring.focus import answer_sentences, restates, stated
+from isodyn.scoring.focus import CHECK, answer_sentences, restates, stated
 from isodyn.scoring.json_answer import json_answer
 from isodyn.scoring.options import (
     LETTERS,
@@ -201,22 +201,7 @@ def closing_line(reply: str) -> str | None:
         return None
     last = found[-1].rstrip(".!").strip()
     listing = last.count("=") > 1 or ", " in last  # "Other routes: A → C → D = 7, ..."
-    return last if bare_line(last) and not _CHECK.match(last) and not listing else None
-
-
-_CHECK = re.compile(
-    r"^\(?\s*(?:check|checking|verify|verifying|verification|double[- ]check|sanity check|indeed|note|"
-    r"this (?:matches|agrees|is consistent)|which (?:matches|agrees))\b",
-    re.I,
-)
-
-
-def without_checks(found: tuple[str, ...]) -> tuple[str, ...]:
-    """Sentences up to the trailing checks and asides that follow a committed answer."""
-    end = len(found)
-    while end > 1 and (_CHECK.match(found[end - 1]) or found[end - 1].startswith("(")):
-        end -= 1
-    return found[:end]
+    return last if bare_line(last) and not CHECK.match(last) and not listing else None
 
 
 NUMBER = re.compile(r"(?<![\w^.])(?<!\^\{)[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")

@@ -20,7 +20,7 @@ STRONG_CONCLUSION = re.compile(
     r"|the\s+result\s+is|finally|we\s+conclude|consequently)\b",
     re.IGNORECASE,
 )
-_CHECK = re.compile(
+CHECK = re.compile(
     r"^\(?\s*(?:(?:as|for)\s+a\s+|a\s+|quick\s+)?(?:check|checking|verify|verifying|verification"
     r"|double[- ]check|sanity check|spot check|indeed"
     r"|note|testing|test|substituting(?:\s+back)?|plugging\s+(?:back|in)|expanding"
@@ -80,7 +80,7 @@ def is_aside(sentence: str) -> bool:
         whole.startswith("(") and whole.endswith(")") and re.search(r"[A-Za-z]{3,}", whole) is not None
     )
     said = re.sub(r"\([^()]*\)", " ", sentence)  # "(which would mirror ...)" is an aside inside it
-    return bool(_CHECK.match(sentence) or _HYPOTHETICAL.search(said) or parenthetical)
+    return bool(CHECK.match(sentence) or _HYPOTHETICAL.search(said) or parenthetical)
 
 
 def restates(sentence: str, question: str) -> bool:
