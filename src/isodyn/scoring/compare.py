@@ -255,7 +255,7 @@ def parse_number(candidate: str, percent_question: bool = False) -> float | None
 
 # What only a symbolic parse can read: LaTeX, π, roots, powers, arithmetic between numbers.
 _CLOSED_FORM = re.compile(r"\\[A-Za-z]|π|√|\bpi\b|\bsqrt\b|\^|[\d)]\s*[*/+\-×·]\s*[\d(.]|\be\b")
-_RELATION = re.compile(r"[<>≤≥,;]|=.*=|\\(?:le|ge|leq|geq|neq|cup|infty|in)\b|∞|∪")  # no single number
+_RELATION = re.compile(r"[<>≤≥,;=]|\\(?:le|ge|leq|geq|neq|cup|infty|in)\b|∞|∪")  # no single number
 _PROSE = re.compile(r"\b(?!(?:pi|sqrt|frac|cdot|times|dfrac|tfrac|left|right|mathrm|text)\b)[A-Za-z]{3,}\b")
 
 
@@ -267,7 +267,7 @@ def _number_in(text: str) -> float | None:
     if _SEVERAL.search(text) or not re.search(r"[\d\\π]", text):
         return None  # several numbers, or no mathematics at all
     prose = _PROSE.search(re.sub(r"\\[A-Za-z]+", "", text))
-    if _RELATION.search(text) or not _CLOSED_FORM.search(text) or prose:
+    if _RELATION.search(text) or not _CLOSED_FORM.search(text) or prose or not _math_like(text):
         return None  # prose, or a plain number with words: no symbolic parse (it costs milliseconds)
     for form in (text, stripped):
         if (value := fast_value(form)) is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-MAX_REPLY_CHARS = 24_000
+MAX_REPLY_CHARS = 16_000  # about 4,000 tokens: more is a runaway, whose end still holds the answer
 _HEAD_CHARS = 4_000
 MAX_CANDIDATE_CHARS = 400  # an "answer" longer than this is prose, not a short answer
 
