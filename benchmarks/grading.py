@@ -7,14 +7,16 @@ prose, a wall of braces, unclosed boxes). Rounds alternate the isodyn grader (A)
 published rule (B, a JSON read and nothing more) as a floor, fresh processes per round so no round
 inherits another's caches; every round is printed. Then the isodyn grader on 2 cores: the same
 replies split over two worker processes, wall-clock replies per second. The slowest reply is given
-twice: over all replies, and after the first 1,000 (which also pay for loading sympy and
-math-verify, once per process).
+over all replies, after the first 1,000 (which also pay for loading sympy and math-verify, once
+per process), and after those without the replies during which a full (generation-2) collection of
+the cyclic garbage collector ran.
 
 python benchmarks/grading.py [replies] [rounds]
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import subprocess
@@ -59,9 +61,12 @@ def one_round(grader: str, count: int, part: int = 0, parts: int = 1) -> None:
     from isodyn.scoring import score
 
     batch = items(count)[part::parts]
-    slowest, slowest_id, slowest_warm = 0.0, "", 0.0
+    slowest, slowest_id, slowest_warm, slowest_no_gc = 0.0, "", 0.0, 0.0
+    full_collections = []  # a pause of the cyclic collector is not grading work: measured apart
+    gc.callbacks.append(lambda phase, info: full_collections.append(1) if info["generation"] == 2 else None)
     started = time.perf_counter()
     for number, item in enumerate(batch):
+        collected = len(full_collections)
         t0 = time.perf_counter()
         score(
             item["reply"], str(item["truth"]), item["answer_type"], tuple(item["choices"]),
@@ -72,10 +77,14 @@ def one_round(grader: str, count: int, part: int = 0, parts: int = 1) -> None:
             slowest, slowest_id = took, item["id"] if len(item["reply"]) < 50_000 else "hostile"
         if number >= WARM_UP:
             slowest_warm = max(slowest_warm, took)
+            if len(full_collections) == collected:
+                slowest_no_gc = max(slowest_no_gc, took)
     total = time.perf_counter() - started
     figures = {"grader": grader, "replies": len(batch), "seconds": round(total, 2),
                "per_second": round(len(batch) / total), "slowest_ms": round(1000 * slowest, 1),
-               "slowest": slowest_id, "slowest_after_warm_up_ms": round(1000 * slowest_warm, 1)}  # fmt: skip
+               "slowest": slowest_id, "slowest_after_warm_up_ms": round(1000 * slowest_warm, 1),
+               "slowest_after_warm_up_without_full_gc_ms": round(1000 * slowest_no_gc, 1),
+               "full_gc_runs": len(full_collections) // 2}  # fmt: skip
     print(json.dumps(figures))
 
 
