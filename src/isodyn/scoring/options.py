@@ -277,12 +277,13 @@ class OptionReading:
         return bool(self.chosen or self.ruled_out)
 
 
-def _find(signature: tuple[str, ...], words: tuple[str, ...]) -> int | None:
-    """Index of the first word of the option's signature in the clause, when every word occurs in
-    order within a short window; None otherwise."""
+def _find(signature: tuple[str, ...], words: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where the option's signature occurs in the clause, every word in order within a short window:
+    (index of its first word, index after its last) of the tightest occurrence, or None."""
     if not signature:
         return None
     first = signature[0]
+    best: tuple[int, int] | None = None
     for start, word in enumerate(words):
         if word != first:
             continue
@@ -293,14 +294,20 @@ def _find(signature: tuple[str, ...], words: tuple[str, ...]) -> int | None:
                 ok = False
                 break
             position = position + 1 + window.index(needed)
-        if ok:
-            return start
-    return None
+        if ok and (best is None or position + 1 - start < best[1] - best[0]):
+            best = (start, position + 1)
+    return best
 
 
-def _negated(words: tuple[str, ...], at: int) -> bool:
-    """A negator before the option in the clause (the clause is its scope), `n't` included."""
-    return any(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words[:at])
+def _is_negator(word: str) -> bool:
+    return word.replace("'", "") in _NEGATORS or word.endswith("n't")
+
+
+def _negated(words: tuple[str, ...], at: int, end: int | None = None, own: tuple[str, ...] = ()) -> bool:
+    """A negator before the option in the clause, or between its words ("Black does not win") that is
+    not one of its own ("there is no net force"): the clause is its scope, `n't` included."""
+    inside = [w for w in words[at : end or at] if w not in own]
+    return any(_is_negator(w) for w in words[:at]) or any(_is_negator(w) for w in inside)
 
 
 _PARENTHETICAL = re.compile(r"\([^()]*\)")
@@ -320,10 +327,10 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
     chosen, ruled_out = set(), set()
     found: dict[str, tuple[int, int]] = {}
     for letter, signature in zip(LETTERS, signatures, strict=False):
-        at = _find(signature, words)
-        if at is None:
+        span = _find(signature, words)
+        if span is None:
             continue
-        end = at + len(signature)
+        at, end = span
         if len(signature) == 1 and _modifier(words, at, end):
             continue  # "the black king", "an even number of nodes", "convex functions have ..."
         found[letter] = (at, end)
@@ -333,7 +340,8 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
         # An option inside a longer option that is also named ("win" inside "white win") is that one.
         if any(o != letter and a <= at and end <= e and (e - a) > (end - at) for o, (a, e) in found.items()):
             continue
-        (ruled_out if _negated(words, at) else chosen).add(letter)
+        own = signatures[LETTERS.index(letter)]
+        (ruled_out if _negated(words, at, end, own) else chosen).add(letter)
     return OptionReading(frozenset(chosen), frozenset(ruled_out))
 
 
@@ -372,6 +380,8 @@ def read_statement(sentence: str, choices: tuple[str, ...], distinctive: bool = 
             continue
         reading = read_clause(clause, choices, distinctive)
         ruled_out = (ruled_out - reading.chosen) | reading.ruled_out
+        if len(chosen) == 1 and len(reading.chosen) > 1 and chosen <= reading.chosen:
+            continue  # "Graph 1 has more edges: I count 9 in Graph 1 and 8 in Graph 2" is evidence
         if reading.chosen:
             chosen = reading.chosen
     chosen = frozenset(chosen - (ruled_out - chosen))
@@ -464,6 +474,38 @@ def _polarity_words(clause: str) -> tuple[tuple[str, ...], int]:
     return words, negations
 
 
+_THRESHOLD = re.compile(
+    r"\b(at\s+least|at\s+most|more\s+than|greater\s+than|larger\s+than|higher\s+than|less\s+than|fewer\s+than"
+    r"|smaller\s+than|lower\s+than|exactly|equal\s+to)\s+([-+]?\d+(?:\.\d+)?)",
+    re.I,
+)
+_COMPARE = {
+    "at least": lambda v, t: v >= t, "at most": lambda v, t: v <= t, "more than": lambda v, t: v > t,
+    "greater than": lambda v, t: v > t, "larger than": lambda v, t: v > t, "higher than": lambda v, t: v > t,
+    "less than": lambda v, t: v < t, "fewer than": lambda v, t: v < t, "smaller than": lambda v, t: v < t,
+    "lower than": lambda v, t: v < t, "exactly": lambda v, t: v == t, "equal to": lambda v, t: v == t,
+}  # fmt: skip
+_STATED_VALUE = re.compile(
+    r"\b(?:is|are|equals|=|of|has|have)\s+(?:about\s+|only\s+|exactly\s+)?([-+]?\d+(?:\.\d+)?)\b"
+)
+
+
+def _threshold_answer(text: str, question: str) -> bool | None:
+    """A yes/no question comparing a quantity with a number ("Is the maximum flow at least 10?")
+    answered by the value the reply states for that quantity ("so the maximum flow is 9")."""
+    asked = re.split(r"\n\s*(?:Choices|Options)\b|\(A\)", question)[0]
+    threshold = _THRESHOLD.search(asked)
+    if threshold is None:
+        return None
+    subject = {w for w in plain_tokens(asked[: threshold.start()]) if w not in _QUESTION_STOP and len(w) > 2}
+    for clause in reversed(clauses(_PARENTHETICAL.sub(" ", text))):
+        stated = _STATED_VALUE.search(clause)
+        if stated and subject & set(plain_tokens(clause[: stated.start()])):
+            relation = re.sub(r"\s+", " ", threshold.group(1).lower())
+            return _COMPARE[relation](float(stated.group(1)), float(threshold.group(2)))
+    return None
+
+
 def read_yes_no(text: str, choices: tuple[str, ...], question: str) -> OptionReading:
     """Yes or no from a leading word (`No, they are not`, `Answer: True`), a judgement of the
     statement ("the statement holds"), or the last clause that states the property asked about,
@@ -480,6 +522,8 @@ def read_yes_no(text: str, choices: tuple[str, ...], question: str) -> OptionRea
         return OptionReading(frozenset({yes, no}))  # "Yes and no": both, so neither is committed
     if match := _LEADING_POLARITY.match(text):
         return verdict(match.group(1).casefold() in ("yes", "true", "correct", "affirmative"))
+    if (compared := _threshold_answer(text, question)) is not None:
+        return verdict(compared)  # "Is the flow at least 10?" ... "the maximum flow is 9"
     subject, question_negated = _question_subject(question)
     found: bool | None = None
     best = 0

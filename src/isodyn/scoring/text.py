@@ -76,7 +76,7 @@ def sentences(text: str) -> tuple[str, ...]:
 # Clauses: where a new assertion starts. Commas split only before a subject-like continuation.
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:;|:\s|—|–\s|\s-\s|,\s*(?:so|but|and so|hence|thus|therefore|which means|meaning|while|whereas)\b"
-    r"|\b(?:but|whereas|however|therefore|thus|hence|so)\b|\s(?=(?:because|since)\b)"
+    r"|\b(?:but|whereas|however|therefore|thus|hence|so)\b|\s(?=(?:because|since)\b)|(?<=[.!?])\s+(?=[A-Z])"
     r"|,\s*(?=(?:it|they|this|that|the|he|she|we|there)\b))\s*",
     re.IGNORECASE,
 )
