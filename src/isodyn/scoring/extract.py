@@ -106,13 +106,22 @@ def without_code(reply: str) -> str:
     return _CODE_BLOCK.sub(dropped, reply)
 
 
+_ABOUT_TO = re.compile(
+    r"^(?:let's|let\s+us|let\s+me|now\s+(?:let's|we|i)|next,?\s+(?:we|i))\s+(?:\w+\s+)?"
+    r"(?:check|look|see|compute|calculate|find|count|examine|analy[sz]e|determine|consider|start|verify|solve)\b",
+    re.I,
+)
+
+
 def cut_off_before_answer(reply: str) -> bool:
     """The reply stops inside its JSON object or right after announcing its answer ("The answer is
     that"): its numbers are reasoning, the answer never came."""
     stripped = reply.strip()
     unclosed_json = stripped.startswith("{") and "}" not in stripped and '"short answer"' not in stripped
     announced = re.search(r"(?:answer|result)\s+(?:is|is\s+that|would\s+be)\s*:?\s*$", stripped, re.I)
-    return unclosed_json or announced is not None
+    last = sentences(stripped)[-1:] or ("",)
+    about_to = _ABOUT_TO.match(last[0]) is not None  # "Let's check the cycles in this graph." ends it
+    return unclosed_json or announced is not None or about_to
 
 
 def empty_final_box(reply: str) -> bool:
