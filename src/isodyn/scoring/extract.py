@@ -8,15 +8,18 @@ reads each candidate as the answer type; the first readable one is the answer:
 1. `json*`: the `short answer` of the last JSON object (see `json_answer`);
 2. `boxed`: the last `\\boxed{...}`;
 3. `answer_line`: the last "the answer is X" / "Answer: X" / a "Final answer" heading and its line;
-4. `leading`: the first line, when it is nothing but an answer ("Yes.", "**B**", "2", "odd");
-5. `statement` (multiple choice): the last sentence that chooses or rules out an option, read by
+4. `closing` / `leading`: a bare last line (`> **C**`, `✅ 42`), or a bare first line with reasoning
+   after it ("Yes.\n\nBoth graphs ...");
+5. `choice` (multiple choice): the last sentence that chooses or rules out an option, read by
    meaning (`options.py`); for yes/no, a statement about the question's subject;
-   `conclusion` (numbers): the value a concluding sentence ("so", "therefore", "in total") states;
-6. `last_number` (numbers): the last number outside trailing checks ("Check: 3(4) - 2 = 10").
+6. `statement` / `last_number` (numbers, text): the value stated by the sentence that answers the
+   question (`focus.answer_sentences`), less checks, suppositions and restatements; text answers in
+   the truth's shape (`text_answers.py`).
 
 A candidate that names several options, or several different numbers with nothing to pick one, is
 `ambiguous: several options` / `ambiguous: several values` and ends the search with no answer. A
-refusal ("I cannot determine ...") stops the guesses of steps 4-6. Nothing found: `none found`.
+refusal, code, a reply cut off before its answer, or a loop whose sentences disagree stops the guesses
+of steps 4-6. Nothing found: `none found`.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 
 from isodyn.core import AnswerType
 from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
-from isodyn.scoring.focus import CHECK, answer_sentences, restates, stated
+from isodyn.scoring.focus import CHECK, answer_sentences, restates, said, stated
 from isodyn.scoring.json_answer import json_answer
 from isodyn.scoring.options import (
     LETTERS,
@@ -40,7 +43,7 @@ from isodyn.scoring.options import (
 )
 from isodyn.scoring.text import MAX_CANDIDATE_CHARS, bounded, clauses, clip, lines, sentences, strip_markup
 from isodyn.scoring.text_answers import NUMBER as NUMBER_KIND
-from isodyn.scoring.text_answers import TIME, WORD, YES_NO, read_shaped, times_in, truth_kind
+from isodyn.scoring.text_answers import TIME, WORD, YES_NO, formulas, read_shaped, times_in, truth_kind
 
 CLEAR = "clear"
 SEVERAL_OPTIONS = "ambiguous: several options"
@@ -214,26 +217,6 @@ def closing_line(reply: str) -> str | None:
 
 
 NUMBER = re.compile(r"(?<![\w^.])(?<!\^\{)[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-
-
-def last_number(text: str) -> str | None:
-    """The last number; when it sits in the last inline formula and that formula's final value reads
-    as a number (`$\\frac{\\sqrt{3}}{2}$`, `$A = 6 \\cdot 4 / 2 = 12$`), that value."""
-    last = None
-    for last in NUMBER.finditer(text):  # noqa: B007 - the last match is wanted
-        pass
-    if last is None:
-        return None
-    spans = [m for m in _MATH_SPAN.finditer(text) if m.start() <= last.start() < m.end()]
-    if spans:
-        formula = next(g for g in spans[-1].groups() if g is not None)
-        value = re.split(r"=|\\approx|≈", formula)[-1].strip()
-        if value and len(value) <= 80 and parse_number(value) is not None:
-            return value
-    return last.group().replace("−", "-")
-
-
 _REFUSAL = re.compile(
     r"\bI\s*(?:'m|am)?\s*(?:cannot|can't|can not|could not|couldn't|unable to|not able to)\s+"
     r"(?:\w+\s+)?(?:determine|tell|answer|solve|provide|see|read|identify)\b"
@@ -366,9 +349,9 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
             return polar
     if len(letters.chosen) > 1 or _LETTER_ALTERNATIVES.search(text):
         return OptionReading(letters.chosen | {"?"}, letters.ruled_out)  # several letters: no single choice
-    formulas = {choice_letter(f, choices) for f in _formulas(text) if len(f.strip()) > 1} - {None}
-    if letters.chosen and formulas and formulas != letters.chosen:
-        return OptionReading(letters.chosen | formulas)  # "[C] $y = 8(x - 3)$" when that is B: both
+    written = {choice_letter(f, choices) for f in formulas(text) if len(f.strip()) > 1} - {None}
+    if letters.chosen and written and written != letters.chosen:
+        return OptionReading(letters.chosen | written)  # "[C] $y = 8(x - 3)$" when that is B: both
     opening = _LEADING_LETTER.match(strip_markup(text))
     if opening and opening.group(1) not in LETTERS[: len(choices)] and re.match(r"\W*[(\[]", text):
         return OptionReading(frozenset({"?"}))  # "[D] Neither ..." with three options: no such option
@@ -379,14 +362,10 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
             return OptionReading(frozenset(letters.chosen | beside))  # type: ignore[arg-type]
     if letters.chosen:
         return letters  # an explicit letter outranks words around it ("the correct option is (B)")
-    if len(formulas) == 1:  # an option written as a formula: "I'd pick $y = 4(x - 3)$"
-        return OptionReading(frozenset(formulas))  # type: ignore[arg-type]
+    if len(written) == 1:  # an option written as a formula: "I'd pick $y = 4(x - 3)$"
+        return OptionReading(frozenset(written))  # type: ignore[arg-type]
     meaning = read_statement(text, choices)
     return OptionReading(meaning.chosen, meaning.ruled_out | letters.ruled_out)
-
-
-def _formulas(text: str) -> list[str]:
-    return [next(g for g in m.groups() if g) for m in _MATH_SPAN.finditer(text)]
 
 
 def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tuple[str | None, str]:
@@ -399,8 +378,7 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     if short and len(whole[0]) <= 60 and (letter := choice_letter(whole[0], choices)) is not None:
         return (whole[0] if bare_line(whole[0]) else letter), CLEAR
     ruled_out: set[str] = set()
-    said = stated(reply, question) or tuple(s for s in sentences(reply) if not s.rstrip().endswith("?"))
-    for sentence in reversed(said):
+    for sentence in reversed(said(reply, question)):
         reading = _reading(clip(sentence), choices, question)
         chosen = reading.chosen - ruled_out
         if len(chosen) == 1:

@@ -110,11 +110,17 @@ def stated(reply: str, question: str = "") -> tuple[str, ...]:
     )
 
 
+def said(reply: str, question: str = "") -> tuple[str, ...]:
+    """The stated sentences; when every sentence is an aside (a lone "Plugging in: ... x = 3 satisfies
+    the equation"), every sentence that is no question."""
+    return stated(reply, question) or tuple(s for s in sentences(reply) if not s.rstrip().endswith("?"))
+
+
 def answer_sentences(reply: str, question: str) -> list[str]:
     """Sentences most likely to state the answer, best first: the one echoing the question's focus
     most (the later on a tie), then the last strong conclusion, then the stated sentences from last
     to first."""
-    found = stated(reply, question) or tuple(s for s in sentences(reply) if not s.rstrip().endswith("?"))
+    found = said(reply, question)
     ranked: list[str] = []
     focus = question_focus(question) if question else frozenset()
     if focus:

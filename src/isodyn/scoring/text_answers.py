@@ -109,12 +109,16 @@ _MATH_TOKEN = re.compile(
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 
 
+def formulas(text: str) -> list[str]:
+    """The inline formulas of a text: `$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`."""
+    return [next(g for g in m.groups() if g) for m in _MATH_SPAN.finditer(text)]
+
+
 def _math_runs(sentence: str) -> list[str]:
     """Maximal runs of mathematical tokens in a sentence (`2x − y + 3 = 0` in "The line satisfies
     2x − y + 3 = 0."), inline formulas first."""
-    formulas = [next(g for g in m.groups() if g) for m in _MATH_SPAN.finditer(sentence)]
-    if formulas:
-        return [f.strip() for f in formulas]
+    if found := formulas(sentence):
+        return [f.strip() for f in found]
     runs, current = [], []
     for token in sentence.replace(",", " , ").split():
         if _MATH_TOKEN.match(token.rstrip(".;:")) and token not in (",",):
