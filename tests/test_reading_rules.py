@@ -9,7 +9,7 @@ import pytest
 
 from isodyn.analysis.stats import cohen_kappa, kappa_interval
 from isodyn.scoring.compare import Tolerance, _groups_equal, text_equivalent
-from isodyn.scoring.extract import cut_off_before_answer, looping, read_number, without_code
+from isodyn.scoring.extract import answer_lines, cut_off_before_answer, looping, read_number, without_code
 from isodyn.scoring.focus import question_focus, restates
 from isodyn.scoring.options import read_statement, read_yes_no
 from isodyn.scoring.text_answers import (
@@ -108,6 +108,13 @@ def test_restatements_and_loops_are_recognised() -> None:
     assert not restates("Yes, and the route can end where it started.", question)
     assert looping("The code is 42. The code is 42. The code is 42. The code is 7.")
     assert not looping("The code is 42. The code is 7.")
+
+
+def test_a_line_describing_the_answer_gives_none() -> None:
+    boilerplate = "- Identify the answer: The answer is the solution to the multiple choice question."
+    assert answer_lines(boilerplate) == []
+    assert answer_lines("The answer to the question is: 9\n" + boilerplate * 3) == ["9"]
+    assert answer_lines("The answer is the edge A-C.") == ["the edge A-C"]  # a phrase still answers
 
 
 def test_cut_off_replies_and_code_blocks() -> None:

@@ -153,6 +153,12 @@ MAX_ANSWER_LINES = 6
 HEADING_BLOCK = "\x00block\x00"  # marks the lines under an answer heading read as one candidate
 
 
+# "The answer is the solution to the question": a line describing the answer rather than giving it
+_ABOUT_THE_ANSWER = re.compile(
+    r"(?:the|a|an|our)\s+(?:\w+\s+){0,2}(?:answer|solution|result)\b.*\b(?:question|problem|task)\b", re.I
+)
+
+
 def answer_lines(reply: str) -> list[str]:
     """The last "the answer is X" / "Answer: X" values, in order, and lines under an answer heading."""
     found: list[str] = []
@@ -176,7 +182,7 @@ def answer_lines(reply: str) -> list[str]:
             rest = line[marker.end() : marker.end() + MAX_CANDIDATE_CHARS]
             end = _ANSWER_END.search(rest)
             answer = (rest[: end.start()] if end else rest).strip().strip("*").strip().rstrip(".").strip()
-            if answer and not answer.startswith(('{"', "{'", "[{")):
+            if answer and not answer.startswith(('{"', "{'", "[{")) and not _ABOUT_THE_ANSWER.match(answer):
                 found.append(answer)
         del found[:-MAX_ANSWER_LINES]
     return found
