@@ -37,14 +37,16 @@ class Draw:
 
 
 class SeedProgram(ABC):
-    seed_id: ClassVar[str]
-    topic: ClassVar[Topic]
-    level: ClassVar[Level]
-    answer_type: ClassVar[AnswerType]
+    # What a seed is: a registered seed sets these as class attributes, a seed read from files
+    # (`release.ReleasedItem`) sets them per instance, so they are not ClassVars.
+    seed_id: str
+    topic: Topic
+    level: Level
+    answer_type: AnswerType
+    # Rough count of distinct variants the seed can produce (DynaMath Figure 4a).
+    variant_space: int
     variation_types: ClassVar[tuple[VariationType, ...]]
     modalities: ClassVar[tuple[Modality, ...]]
-    # Rough count of distinct variants the seed can produce (DynaMath Figure 4a).
-    variant_space: ClassVar[int]
     # Classification seeds list their possible answers here and implement `sample_for`; variant i
     # then has answer classes[i % len(classes)], so any n consecutive variants are balanced by
     # construction (IsoBench's sets are balanced per class).

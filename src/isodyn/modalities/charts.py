@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -22,7 +23,7 @@ from matplotlib.ticker import MultipleLocator
 
 from isodyn.modalities.images import render_png
 
-Point = tuple[float, float]
+Point = Sequence[float]  # (x, y)
 
 # Colour names a reader cannot confuse with one another (no pink next to red, no cyan next to blue).
 COLORS: dict[str, str] = {
@@ -140,13 +141,13 @@ def bar_chart_png(
             ax.set_yticks(idx, list(categories), fontsize=LABEL_SIZE)
             ax.invert_yaxis()  # first category on top, as a table reads
             ax.set_ylabel(category_label, fontsize=LABEL_SIZE)
-            for i, v in zip(idx, values, strict=True):
+            for i, v in enumerate(values):
                 ax.text(v + top * 0.01, i, str(v), va="center", ha="left", fontsize=LABEL_SIZE)
         else:
             ax.bar(idx, values, color=color, edgecolor="black", width=0.6, zorder=2)
             ax.set_xticks(idx, list(categories), fontsize=LABEL_SIZE)
             ax.set_xlabel(category_label, fontsize=LABEL_SIZE)
-            for i, v in zip(idx, values, strict=True):
+            for i, v in enumerate(values):
                 ax.text(i, v + top * 0.01, str(v), va="bottom", ha="center", fontsize=LABEL_SIZE)
         _value_axis(ax, horizontal, step, top, value_label)
         ax.tick_params(labelsize=10)
@@ -200,7 +201,7 @@ def box_plot_png(
         for i, (color, (mn, q1, med, q3, mx)) in enumerate(zip(colors, summaries, strict=True)):
             c, w = float(i), 0.5
 
-            def seg(a: float, b: float, p: float, q: float, **kw: object) -> None:
+            def seg(a: float, b: float, p: float, q: float, **kw: Any) -> None:
                 # a, b along the value axis; p, q across it
                 xs, ys = ([a, b], [p, q]) if horizontal else ([p, q], [a, b])
                 ax.plot(xs, ys, color="black", **kw)

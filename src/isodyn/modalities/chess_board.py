@@ -24,13 +24,14 @@ import chess
 import chess.pgn
 import matplotlib
 import numpy as np
+import numpy.typing as npt
 from matplotlib.font_manager import FontProperties
 from matplotlib.patches import PathPatch, Rectangle
 from matplotlib.path import Path
 from matplotlib.textpath import TextPath
 from matplotlib.transforms import Affine2D
 
-from isodyn.modalities.images import blank_axes, figure_png
+from isodyn.modalities.images import blank_axes, figure_of, figure_png
 
 LIGHT_SQUARE = "#f0d9b5"
 DARK_SQUARE = "#b58863"
@@ -175,8 +176,9 @@ def _silhouette(piece_type: chess.PieceType) -> Path:
     """The solid glyph without its holes: every contour wound like the outer one, filled as one shape."""
     polygons = _glyph_path(_SOLID_GLYPH[piece_type]).to_polygons(closed_only=True)
 
-    def signed_area(poly: np.ndarray) -> float:
-        x, y = poly[:, 0], poly[:, 1]
+    def signed_area(poly: npt.ArrayLike) -> float:  # each polygon is an (n, 2) array
+        xy = np.asarray(poly)
+        x, y = xy[:, 0], xy[:, 1]
         return float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y) / 2)
 
     areas = [signed_area(poly) for poly in polygons]
@@ -229,7 +231,7 @@ def caption_lines(board: chess.Board) -> list[str]:
 def board_png(board: chess.Board, caption: Sequence[str], dpi: int = 100) -> bytes:
     """The position as a PNG: an 8x8 board with coordinates, and the `caption` lines below it."""
     ax = blank_axes((5.0, 6.0), dpi, (0.08, 0.22, 0.84, 0.7))
-    fig = ax.figure
+    fig = figure_of(ax)
     ax.set_xlim(-0.1, 8.1)
     ax.set_ylim(-0.1, 8.1)
     ax.set_aspect("equal")

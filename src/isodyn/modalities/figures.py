@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import sympy as sp
 from matplotlib import patheffects
 from matplotlib.axes import Axes
-from matplotlib.patches import Circle, FancyBboxPatch, Polygon, Rectangle, RegularPolygon
+from matplotlib.patches import Circle, FancyBboxPatch, Patch, Polygon, Rectangle, RegularPolygon
 from sympy.printing.str import StrPrinter
 
 from isodyn.modalities.functions import (
@@ -373,6 +374,7 @@ def draw_box(
     bold: bool = False,
 ) -> None:
     """A (rounded) box with centred text; (x, y) is its lower-left corner."""
+    patch: Patch
     if round_:
         patch = FancyBboxPatch(
             (x, y),
@@ -408,7 +410,7 @@ SHAPES = ("circle", "square", "triangle", "diamond", "hexagon", "star")
 def draw_shape(ax: Axes, kind: str, x: float, y: float, size: float, color: str, zorder: int = 3) -> None:
     """A filled token centred at (x, y) with overall width about `size`."""
     r = size / 2
-    style = {"facecolor": color, "edgecolor": "black", "lw": 1.2, "zorder": zorder}
+    style: dict[str, Any] = {"facecolor": color, "edgecolor": "black", "lw": 1.2, "zorder": zorder}
     if kind == "circle":
         ax.add_patch(Circle((x, y), r, **style))
     elif kind == "square":

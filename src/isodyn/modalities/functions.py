@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 import sympy as sp
 from matplotlib.axes import Axes
 from matplotlib.ticker import MaxNLocator, MultipleLocator
@@ -251,8 +252,8 @@ def nice_tick_step(span: float, max_ticks: int = 10) -> float:
 
 
 def plot_curve_png(
-    xs: np.ndarray,
-    ys: np.ndarray,
+    xs: npt.ArrayLike,
+    ys: npt.ArrayLike,
     domain: Sequence[float],
     *,
     title: str | None = None,

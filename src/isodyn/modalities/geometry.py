@@ -11,12 +11,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import Arc, FancyArrowPatch
 
 from isodyn.modalities.images import render_png
+
+# A point or direction in the plane (or in space, for solids): a pair (triple) of numbers or an array.
+Point = Sequence[float] | np.ndarray
+Points = Sequence[Point] | np.ndarray  # several points: a sequence of them or an (n, 2) / (n, 3) array
 
 LABEL_SIZE = 13  # side lengths, angles, vertex names
 TICK_SIZE = 10  # tick labels on coordinate grids (the minimum the seeds allow)
@@ -95,7 +100,7 @@ def fit_bounds(
     return x0, y0, x1, y1
 
 
-def bounds_of(points: Sequence[Sequence[float]]) -> tuple[float, float, float, float]:
+def bounds_of(points: Points) -> tuple[float, float, float, float]:
     arr = np.asarray(points, dtype=float)
     return (float(arr[:, 0].min()), float(arr[:, 1].min()), float(arr[:, 0].max()), float(arr[:, 1].max()))
 
@@ -108,10 +113,10 @@ def units_per_point(bounds: tuple[float, float, float, float], size: tuple[float
 
 def label(
     ax: Axes,
-    xy: Sequence[float],
+    xy: Point,
     text: str,
     *,
-    offset: Sequence[float] = (0.0, 0.0),
+    offset: Point = (0.0, 0.0),
     size: float = LABEL_SIZE,
     color: str = "black",
     box: bool = True,
@@ -142,13 +147,13 @@ def label(
     )
 
 
-def unit(v: Sequence[float]) -> np.ndarray:
+def unit(v: Point) -> np.ndarray:
     arr = np.asarray(v, dtype=float)
     n = float(np.hypot(arr[0], arr[1]))
     return arr / n if n else arr
 
 
-def outward_normal(p: Sequence[float], q: Sequence[float], inside: Sequence[float]) -> np.ndarray:
+def outward_normal(p: Point, q: Point, inside: Point) -> np.ndarray:
     """The unit normal of segment pq pointing away from the point `inside`."""
     p, q, inside = (np.asarray(a, dtype=float) for a in (p, q, inside))
     d = unit(q - p)
@@ -158,14 +163,14 @@ def outward_normal(p: Sequence[float], q: Sequence[float], inside: Sequence[floa
     return n
 
 
-def clearance(direction: Sequence[float], text: str, size: float = LABEL_SIZE, gap: float = 4) -> float:
+def clearance(direction: Point, text: str, size: float = LABEL_SIZE, gap: float = 4) -> float:
     """How far (points) to move a label's centre along the unit `direction` so its box clears the anchor."""
     w, h = text_extent(text, size)
     return abs(direction[0]) * w / 2 + abs(direction[1]) * h / 2 + gap
 
 
 def fit_in_angle(
-    d1: Sequence[float], d2: Sequence[float], text: str, size: float = LABEL_SIZE, gap: float = 3
+    d1: Point, d2: Point, text: str, size: float = LABEL_SIZE, gap: float = 3
 ) -> tuple[np.ndarray, float]:
     """Where a label fits inside the angle between unit-ish directions d1 and d2 (less than 180 degrees).
 
@@ -186,10 +191,10 @@ def fit_in_angle(
 
 def side_label(
     ax: Axes,
-    p: Sequence[float],
-    q: Sequence[float],
+    p: Point,
+    q: Point,
     text: str,
-    inside: Sequence[float],
+    inside: Point,
     *,
     at: float = 0.5,
     gap: float = 4,
@@ -203,24 +208,22 @@ def side_label(
     label(ax, pos, text, offset=n * clearance(n, text, size, gap), size=size, color=color)
 
 
-def vertex_label(
-    ax: Axes, p: Sequence[float], text: str, away_from: Sequence[float], *, distance: float = 12, **kw
-) -> None:
+def vertex_label(ax: Axes, p: Point, text: str, away_from: Point, *, distance: float = 12, **kw) -> None:
     """A vertex name placed `distance` points from `p`, on the side away from `away_from`."""
     d = unit(np.asarray(p, dtype=float) - np.asarray(away_from, dtype=float))
     label(ax, p, text, offset=d * distance, box=kw.pop("box", False), **kw)
 
 
-def direction_deg(p: Sequence[float], q: Sequence[float]) -> float:
+def direction_deg(p: Point, q: Point) -> float:
     """Direction of q as seen from p, in degrees in [0, 360)."""
     return math.degrees(math.atan2(q[1] - p[1], q[0] - p[0])) % 360
 
 
 def angle_arc(
     ax: Axes,
-    vertex: Sequence[float],
-    p1: Sequence[float],
-    p2: Sequence[float],
+    vertex: Point,
+    p1: Point,
+    p2: Point,
     radius: float,
     *,
     text: str | None = None,
@@ -264,9 +267,7 @@ def angle_arc(
         label(ax, pos, text, size=size, color=color)
 
 
-def right_angle_mark(
-    ax: Axes, vertex: Sequence[float], p1: Sequence[float], p2: Sequence[float], size: float, **kw
-) -> None:
+def right_angle_mark(ax: Axes, vertex: Point, p1: Point, p2: Point, size: float, **kw) -> None:
     """The small square that marks a right angle at `vertex` between the rays to p1 and p2."""
     v = np.asarray(vertex, dtype=float)
     d1 = unit(np.asarray(p1, dtype=float) - v) * size
@@ -275,9 +276,7 @@ def right_angle_mark(
     ax.plot(pts[:, 0], pts[:, 1], color=kw.get("color", "black"), lw=kw.get("lw", 1.2), zorder=4)
 
 
-def parallel_mark(
-    ax: Axes, p: Sequence[float], q: Sequence[float], at: float, size: float, count: int = 1
-) -> None:
+def parallel_mark(ax: Axes, p: Point, q: Point, at: float, size: float, count: int = 1) -> None:
     """Arrowhead chevrons (`>`) on segment pq at fraction `at`, the textbook sign for parallel lines."""
     p, q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
     d = unit(q - p)
@@ -290,7 +289,7 @@ def parallel_mark(
         ax.plot(pts[:, 0], pts[:, 1], color="black", lw=1.6, zorder=5)
 
 
-def arrow(ax: Axes, p: Sequence[float], q: Sequence[float], *, color: str = "black", lw: float = 1.4) -> None:
+def arrow(ax: Axes, p: Point, q: Point, *, color: str = "black", lw: float = 1.4) -> None:
     ax.add_patch(
         FancyArrowPatch(tuple(p), tuple(q), arrowstyle="-|>", mutation_scale=12, color=color, lw=lw, zorder=6)
     )
@@ -298,10 +297,10 @@ def arrow(ax: Axes, p: Sequence[float], q: Sequence[float], *, color: str = "bla
 
 def dimension_line(
     ax: Axes,
-    p: Sequence[float],
-    q: Sequence[float],
+    p: Point,
+    q: Point,
     text: str,
-    shift: Sequence[float],
+    shift: Point,
     *,
     size: float = LABEL_SIZE,
 ) -> None:
@@ -331,11 +330,11 @@ def text_extent(text: str, size: float = LABEL_SIZE) -> tuple[float, float]:
 
 
 def place_labels(
-    anchors: Sequence[Sequence[float]],
+    anchors: Points,
     texts: Sequence[str],
     *,
     scale: float,
-    segments: Sequence[tuple[Sequence[float], Sequence[float]]] = (),
+    segments: Sequence[tuple[Point, Point]] = (),
     bounds: tuple[float, float, float, float] | None = None,
     size: float = LABEL_SIZE,
     gap: float = 5,
@@ -408,7 +407,7 @@ class View:
         a, e = math.radians(self.azim), math.radians(self.elev)
         return np.array([math.cos(e) * math.cos(a), math.cos(e) * math.sin(a), math.sin(e)])
 
-    def project(self, points: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+    def project(self, points: Points) -> np.ndarray:
         """Screen coordinates (n, 2) of 3D points (n, 3)."""
         a, e = math.radians(self.azim), math.radians(self.elev)
         right = np.array([-math.sin(a), math.cos(a), 0.0])
@@ -420,7 +419,7 @@ class View:
 def draw_convex_polyhedron(
     ax: Axes,
     view: View,
-    vertices: Sequence[Sequence[float]],
+    vertices: Points,
     faces: Sequence[Sequence[int]],
     *,
     face_color: str = "#cfe2f3",
@@ -460,7 +459,7 @@ def draw_convex_polyhedron(
     return proj
 
 
-def horizontal_circle(view: View, centre: Sequence[float], radius: float, n: int = 240) -> np.ndarray:
+def horizontal_circle(view: View, centre: Point, radius: float, n: int = 240) -> np.ndarray:
     """Projected points (n, 2) of the horizontal circle with this centre, from angle 0 to 2*pi."""
     t = np.linspace(0, 2 * math.pi, n)
     cx, cy, cz = (float(c) for c in centre)
@@ -469,7 +468,7 @@ def horizontal_circle(view: View, centre: Sequence[float], radius: float, n: int
 
 
 def ellipse_halves(
-    view: View, centre: Sequence[float], radius: float, split_height: float = 0.0
+    view: View, centre: Point, radius: float, split_height: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """A horizontal circle split into its part below and above the screen height `split_height`
     (relative to the projected centre): (front, back) when seen from above."""
@@ -508,7 +507,7 @@ def coordinate_grid(
     """A unit grid with the axes drawn through the origin, arrowheads, and integer tick labels."""
     label_step = label_step or step
     # Tick numbers stay readable where a drawn curve passes behind them (a light halo, not a solid box).
-    tick_style = {
+    tick_style: dict[str, Any] = {
         "fontsize": TICK_SIZE,
         "zorder": 7,
         "bbox": {"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 0.2},
@@ -545,12 +544,12 @@ def grid_scale(
 
 def label_points(
     ax: Axes,
-    points: Sequence[Sequence[float]],
+    points: Points,
     texts: Sequence[str],
     xlim: tuple[float, float],
     ylim: tuple[float, float],
     *,
-    segments: Sequence[tuple[Sequence[float], Sequence[float]]] = (),
+    segments: Sequence[tuple[Point, Point]] = (),
     colors: Sequence[str] | None = None,
     size: float = 12,
     size_in: tuple[float, float] = FIG_SIZE,

@@ -16,7 +16,7 @@ import io
 import pickle
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import matplotlib
 import numpy as np
@@ -27,6 +27,9 @@ from PIL import Image
 
 from isodyn.modalities.one_tick_axis import OneTickXAxis, OneTickYAxis
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 # zlib level 1: encoding takes a third of the default level's time for files about 30% larger;
 # images are drawn by the thousand, stored once and sent as base64, so speed wins.
 PNG_COMPRESS_LEVEL = 1
@@ -34,7 +37,7 @@ MARGIN_IN = 1.0  # room around the axes for tick labels, titles and legends (cro
 PAD_PX = 8  # white border kept around the drawn content
 # A fixed title position: matplotlib's automatic one measures every tick label again to dodge them,
 # and no figure here has tick labels above its axes.
-FIXED_TITLE = {"axes.titley": 1.0}
+FIXED_TITLE: dict[RcKeyType, Any] = {"axes.titley": 1.0}
 
 
 class SharedRendererCanvas(FigureCanvasAgg):
@@ -88,7 +91,7 @@ class DrawingAxes(Axes):
 
     def _update_patch_limits(self, patch: Any) -> None:
         if self.get_autoscalex_on() or self.get_autoscaley_on():
-            super()._update_patch_limits(patch)
+            super()._update_patch_limits(patch)  # type: ignore[misc]  # private, so not in matplotlib's stubs
 
 
 def add_axes(fig: Figure, rect: tuple[float, float, float, float]) -> Axes:
@@ -129,9 +132,18 @@ def encode_png(rgba: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+def figure_of(ax: Axes) -> Figure:
+    """The figure `ax` is drawn on (axes here are never placed on a subfigure)."""
+    fig = ax.figure
+    assert isinstance(fig, Figure)
+    return fig
+
+
 def canvas_rgba(fig: Figure) -> np.ndarray:
-    fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba())
+    """Draw `fig` and return its pixels; its canvas is an Agg canvas (every figure here gets one)."""
+    canvas = cast(FigureCanvasAgg, fig.canvas)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())
 
 
 def figure_png(fig: Figure, tight: bool = True, **tight_options: Any) -> bytes:
@@ -165,7 +177,7 @@ def render_png(draw: Callable[[Axes], None], size: tuple[float, float] = (5, 4),
     fw, fh = width + 2 * MARGIN_IN, height + 2 * MARGIN_IN
     ax = blank_axes((fw, fh), dpi, (MARGIN_IN / fw, MARGIN_IN / fh, width / fw, height / fh))
     draw(ax)
-    rgba = canvas_rgba(ax.figure)
+    rgba = canvas_rgba(figure_of(ax))
     box = content_box(rgba)
     if box is None:
         return encode_png(rgba)

@@ -56,7 +56,8 @@ class OneTickAxisMixin:
                 position = transform.transform(stop[1])
             except AssertionError:  # masked values from some scales, as in matplotlib
                 continue
-            if mtransforms._interval_contains_close(interval, position):
+            # private, so not in matplotlib's stubs; matplotlib's own Axis uses it to the same end
+            if mtransforms._interval_contains_close(interval, position):  # type: ignore[attr-defined]
                 inside.append(stop)
         return inside
 

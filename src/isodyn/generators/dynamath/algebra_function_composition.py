@@ -30,8 +30,10 @@ def term_code(chain: list[str], arg: int) -> str:
     return "".join(f"{c}(" for c in chain) + str(arg) + ")" * len(chain)
 
 
-def evaluate(chain: list[str], arg: int, tables: dict[str, dict[int, int]]) -> tuple[int, list[str]]:
-    """Apply the chain right to left; also return the lookups as sentences."""
+def evaluate(
+    chain: list[str], arg: int, tables: dict[str, dict[int, int]]
+) -> tuple[int, list[tuple[str, int, int]]]:
+    """Apply the chain right to left; also return the lookups as (function, input, output)."""
     value = arg
     said = []
     for c in reversed(chain):

@@ -133,7 +133,7 @@ class GeometricBars(SeedProgram):
                     ax.axhline(0, color="black", lw=1)
                     ax.set_xticks(pos, labels, fontsize=13)
                     ax.set_ylim(bottom - (pad if bottom < 0 else 0), top + (pad if top > 0 else 0))
-                    for x, v, s in zip(pos, vals, p["values"], strict=True):
+                    for x, (v, s) in enumerate(zip(vals, p["values"], strict=True)):
                         ax.text(
                             x,
                             v,
@@ -152,7 +152,7 @@ class GeometricBars(SeedProgram):
                     ax.set_yticks(pos, labels, fontsize=13)
                     ax.invert_yaxis()
                     ax.set_xlim(bottom - (pad if bottom < 0 else 0), top + (pad if top > 0 else 0))
-                    for y, v, s in zip(pos, vals, p["values"], strict=True):
+                    for y, (v, s) in enumerate(zip(vals, p["values"], strict=True)):
                         ax.text(
                             v,
                             y,

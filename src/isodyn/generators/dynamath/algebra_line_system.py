@@ -85,11 +85,14 @@ def solution_text(params: dict) -> str:
                 f"{point_text(line[0])} the intercept is ${y1} - ({_frac_latex(m)})({x1}) = "
                 f"{_frac_latex(k)}$, so the line is ${eq}$."
             )
-    x, y = intersection(l1, l2)
+    meet = intersection(l1, l2)
+    assert meet is not None, "the sampler draws lines that meet"
+    x, y = meet
     (e1, m1, k1), (e2, m2, k2) = eqs
     if m1 is None or m2 is None:
         vx = k1 if m1 is None else k2
         eq_other, m_o, k_o = (e2, m2, k2) if m1 is None else (e1, m1, k1)
+        assert m_o is not None  # two vertical lines would not meet
         steps.append(
             f"Substitute $x = {vx}$ into ${eq_other}$: $y = {_frac_latex(m_o)} \\cdot {vx} + "
             f"({_frac_latex(k_o)}) = {_frac_latex(y)}$."

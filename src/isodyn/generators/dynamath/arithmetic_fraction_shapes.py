@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -147,7 +148,7 @@ class FractionShapes(SeedProgram):
 
             def draw_one(ax: Axes, shape: dict, cx: float, cy: float) -> None:
                 r = 1.0
-                style = {"edgecolor": "black", "lw": 1.6}
+                style: dict[str, Any] = {"edgecolor": "black", "lw": 1.6}
                 if shape["kind"] == "circle":
                     n = shape["n"]
                     for i in range(n):

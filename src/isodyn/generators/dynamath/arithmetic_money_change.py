@@ -8,6 +8,7 @@ payment is always "sensible": no note could be left out and still cover the cost
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -114,7 +115,7 @@ class MoneyChange(SeedProgram):
             for i in picks:
                 one, many, base = ITEMS[i]
                 items.append([one, many, int(rng.integers(1, 4)), base + 5 * int(rng.integers(-6, 7))])
-            p = {"currency": cur, "items": items}
+            p: dict[str, Any] = {"currency": cur, "items": items}
             options = _payments(cost(p), cur)
             if options:
                 break

@@ -8,6 +8,8 @@ chosen so every discount is a whole number of cents.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
@@ -175,7 +177,13 @@ class ReceiptTotal(SeedProgram):
                 name, base = catalogue[i]
                 price = base + 5 * int(rng.integers(-6, 7))
                 items.append([name, int(rng.integers(1, 5)), int(price)])
-            p = {"shop": shop, "store": title, "currency": currency, "kind": kind, "items": items}
+            p: dict[str, Any] = {
+                "shop": shop,
+                "store": title,
+                "currency": currency,
+                "kind": kind,
+                "items": items,
+            }
             if kind in ("pct_total", "pct_item"):
                 p["pct"] = int(rng.choice([10, 20, 25, 50] if kind == "pct_item" else [5, 10, 15, 20, 25]))
             if kind in ("pct_item", "bogo"):

@@ -8,6 +8,7 @@ context: pencil, nail, crayon, drinking straw, key; numerical value: the two end
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -61,7 +62,7 @@ def solution_text(p: dict) -> str:
 
 def draw_object(ax: Axes, kind: str, x0: float, x1: float, y: float, h: float) -> None:
     """The object between x0 and x1 (cm), centred on height y, thickness about h."""
-    edge = {"edgecolor": "black", "lw": 1.2}
+    edge: dict[str, Any] = {"edgecolor": "black", "lw": 1.2}
     if kind == "pencil":
         tip = min(1.0, 0.15 * (x1 - x0))
         ax.add_patch(Rectangle((x0, y - h / 2), 0.35, h, facecolor="#e89bb5", **edge))

@@ -80,7 +80,8 @@ def fold(cells: frozenset[Cell], root: Cell) -> dict[Cell, tuple[tuple[int, int,
             else:
                 frame = (-v, u, n)
             frames[nxt] = frame
-            info[nxt] = (tuple(int(x) for x in frame[0]), name, cell)
+            x, y, z = (int(c) for c in frame[0])  # the outward normal of the face
+            info[nxt] = ((x, y, z), name, cell)
             queue.append(nxt)
     return info
 

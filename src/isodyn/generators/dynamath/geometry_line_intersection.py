@@ -43,7 +43,7 @@ def _point_line_distance(q: Point, line: tuple[Point, Point]) -> float:
 def _angle(l1: tuple[Point, Point], l2: tuple[Point, Point]) -> float:
     d1 = np.subtract(l1[1], l1[0])
     d2 = np.subtract(l2[1], l2[0])
-    c = abs(float(np.dot(d1, d2))) / (np.linalg.norm(d1) * np.linalg.norm(d2))
+    c = abs(float(np.dot(d1, d2))) / float(np.linalg.norm(d1) * np.linalg.norm(d2))
     return math.degrees(math.acos(min(1.0, c)))
 
 

@@ -232,8 +232,8 @@ def _draw(p: dict) -> bytes:
         ax.set_ylim(ylo, yhi)
         ax.grid(True, color="0.88", lw=0.6)
         ax.set_axisbelow(True)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
+        for spine in ("top", "right"):
+            ax.spines[spine].set_visible(False)
         # Axes through the origin unless it is at the very edge of the window (tick labels would clip).
         if lo + 0.6 <= 0 <= hi - 0.6:
             ax.spines["left"].set_position(("data", 0))

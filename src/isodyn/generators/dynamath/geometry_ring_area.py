@@ -26,7 +26,7 @@ def _radii(rng: np.random.Generator, count: int) -> list[float]:
         half = rng.random() < 0.25
         outer = int(rng.integers(5, 16))
         values = sorted(int(v) for v in rng.choice(np.arange(1, outer), size=count - 1, replace=False))
-        radii = [*values, outer]
+        radii: list[float] = [*values, outer]
         gaps = np.diff([0, *radii])
         if min(gaps) >= 0.2 * outer and radii[0] >= 0.3 * outer:
             break

@@ -48,6 +48,10 @@ def _transform(points: dict[str, np.ndarray], rotation: float, mirror: bool) -> 
 
 def _nested(rng: np.random.Generator, asked: str) -> tuple[dict, dict] | None:
     """Triangle ABC with DE parallel to BC; the three given lengths are whole numbers."""
+    ab: float  # the given lengths are whole numbers, the others need not be
+    bc: float
+    de: float
+    db: float
     if asked == "BC":
         ad, db, de = (int(v) for v in rng.integers(2, 11, size=3))
         ab = ad + db
@@ -80,6 +84,9 @@ def _nested(rng: np.random.Generator, asked: str) -> tuple[dict, dict] | None:
 
 def _hourglass(rng: np.random.Generator, asked: str) -> tuple[dict, dict] | None:
     """Segments AC and BD crossing at O with AB parallel to CD; the given lengths are whole numbers."""
+    ab: float  # the given lengths are whole numbers, the others need not be
+    cd: float
+    oc: float
     if asked == "CD":
         ao, oc, ab = (int(v) for v in rng.integers(2, 12, size=3))
         cd = ab * oc / ao
@@ -220,7 +227,7 @@ def _label_in_widest_angle(ax: Axes, o: np.ndarray, rays: list[np.ndarray]) -> N
 def _draw(p: dict) -> bytes:
     pts = {k: np.asarray(v, dtype=float) for k, v in p["points"].items()}
     names = list(pts)
-    centre = np.mean([pts[n] for n in names], axis=0)
+    centre: np.ndarray = np.mean([pts[n] for n in names], axis=0)
     labels = {**{k: str(v) for k, v in p["given"].items()}, p["asked"]: "?"}
     if p["config"] == "nested":
         segments = [("A", "D"), ("D", "B"), ("B", "C"), ("C", "E"), ("E", "A"), ("D", "E")]

@@ -8,6 +8,8 @@ text: the edge as two letters in alphabetical order, e.g. `B-E`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
@@ -100,7 +102,7 @@ class KruskalEdge(SeedProgram):
             before = trace[: [i for i, (_, ok) in enumerate(trace) if ok][k - 1]]
             if not want_skip or not all(ok for _, ok in before):
                 break
-        params = {
+        params: dict[str, Any] = {
             "n": n,
             "pos": pos,
             "edges": [list(e) for e in edges],

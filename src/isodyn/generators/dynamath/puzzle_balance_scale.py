@@ -9,6 +9,8 @@ question); numerical value: the weights. Multiple choice with plausible wrong we
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import Polygon, Rectangle
@@ -117,7 +119,7 @@ class BalanceScale(SeedProgram):
     def sample(self, rng: np.random.Generator) -> Draw:
         while True:
             w = [int(v) for v in rng.choice(np.arange(1, 10), size=3, replace=False)]
-            scales = []
+            scales: list[dict[str, Any]] = []
             ok = True
             for t in range(3):
                 # The scale that introduces token t: some t's on the "main" pan, maybe older tokens on both.
@@ -182,7 +184,7 @@ class BalanceScale(SeedProgram):
         if modality is Modality.IMAGE:
 
             def draw_pan(ax: Axes, side: dict, cx: float, y: float) -> None:
-                items: list[tuple[str, object]] = []
+                items: list[tuple[str, int]] = []  # ("token", index) or ("weight", kilograms)
                 for t, n in enumerate(side["tokens"]):
                     items += [("token", t)] * n
                 items += [("weight", wt) for wt in side["weights"]]

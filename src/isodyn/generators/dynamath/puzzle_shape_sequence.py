@@ -115,7 +115,12 @@ class ShapeSequence(SeedProgram):
         pattern = PATTERNS[int(rng.integers(len(PATTERNS)))]
         colors = pick_colors(rng, 2, TILE_COLORS)
         # Which tiles are counted: all, or one colour (the cross's single centre tile is never asked).
-        options = {"cross": [None, 0], "frame": [None, 0, 1], "checkerboard": [0, 1]}.get(pattern, [None])
+        counted: dict[str, list[int | None]] = {
+            "cross": [None, 0],
+            "frame": [None, 0, 1],
+            "checkerboard": [0, 1],
+        }
+        options = counted.get(pattern, [None])
         which = options[int(rng.integers(len(options)))]
         shown = (
             4

@@ -10,6 +10,7 @@ change the arithmetic a reader must do. The focal point itself is not marked.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -70,7 +71,7 @@ def lens_png(params: dict) -> bytes:
         left, right = (-far, far) if real else ((-far, 0.45 * far) if s > 0 else (-0.45 * far, far))
         ax.plot([left, right], [0, 0], color="black", linewidth=1.0)  # optical axis
         ax.add_patch(Ellipse((0, 0), far * 0.05, 2.5 * top, facecolor="#c6dbef", edgecolor="#08519c", lw=1.5))
-        arrow_kw = {"arrowstyle": "-|>", "mutation_scale": 16, "linewidth": 2.6}
+        arrow_kw: dict[str, Any] = {"arrowstyle": "-|>", "mutation_scale": 16, "linewidth": 2.6}
         ax.add_patch(FancyArrowPatch((xo, 0), (xo, h), color="black", **arrow_kw, zorder=4))
         ax.add_patch(
             FancyArrowPatch(

@@ -9,6 +9,7 @@ the context (a kicked ball, a thrown stone, a water jet, a cannonball). g is 9.8
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -146,7 +147,7 @@ class ProjectileMotion(SeedProgram):
     def sample(self, rng: np.random.Generator) -> Draw:
         ctx = int(rng.integers(len(_CONTEXTS)))
         angle = int(rng.choice([20, 25, 30, 35, 40, 50, 55, 60, 65, 70]))
-        params = {
+        params: dict[str, Any] = {
             "context": ctx,
             "speed": int(rng.integers(5, 31)),
             "angle": angle,

@@ -104,6 +104,8 @@ class ShiftedAbs(SeedProgram):
         # a = 0 about a third of the time, so "No" is a real possibility and the answer varies.
         a = 0 if rng.random() < 1 / 3 else int(rng.choice(_SHIFTS))
         form = "tilted" if rng.random() < 0.35 else "v"
+        c: float  # whole numbers or halves
+        d: float
         if form == "v":
             c, d = _V_SCALES[rng.integers(len(_V_SCALES))], 0
         else:

@@ -8,6 +8,8 @@ no plot sits on the border. Classes are balanced (variant i has answer A, B, C i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
@@ -16,7 +18,7 @@ from isodyn.modalities.charts import COLORS, code_block, scatter_png
 
 CHOICES = ("positive correlation", "negative correlation", "no correlation")
 QUESTION = "What kind of correlation between x and y does the scatter plot show? " + format_choices(CHOICES)
-_TRENDS = {
+_TRENDS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "linear": lambda u: u,
     "quadratic": lambda u: u**2,
     "exponential": lambda u: np.expm1(2.5 * u),

@@ -8,6 +8,7 @@ so reading the key is part of the task.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -80,7 +81,7 @@ class StemLeafMean(SeedProgram):
         for r in rows:
             leaves[r].append(int(rng.integers(10)))
         leaves = [sorted(x) for x in leaves]
-        params = {"title": title, "noun": noun, "unit": unit, "scale": scale}
+        params: dict[str, Any] = {"title": title, "noun": noun, "unit": unit, "scale": scale}
         params |= {"stems": stems, "leaves": leaves}
         mean = sum(values_of(params), Fraction(0)) / count
         question = f"What is the mean of the {noun} shown in the stem-and-leaf plot, in {unit}?"

@@ -61,7 +61,8 @@ _POSITIVE = ((0.5, 3), (0.5, 4), (0.5, 5), (0.5, 6), (1, 4), (1, 5), (1, 6), (1,
 _NEGATIVE = tuple((-hi, -lo) for lo, hi in _POSITIVE)
 
 # Building blocks allowed on each kind of domain: ("power", p), ("abs",), ("neglog",), ("exp",).
-_BLOCKS = {
+Block = tuple[str] | tuple[str, float]  # only a power carries a second entry, its exponent
+_BLOCKS: dict[str, tuple[Block, ...]] = {
     "straddle": (("power", 2), ("power", 4), ("abs",), ("exp",)),
     "positive": (
         ("power", 2),
@@ -195,7 +196,7 @@ def _draw(rng: np.random.Generator, sign: int) -> dict:
     blocks = [
         b
         for b in _BLOCKS[kind]
-        if not (b[0] == "power" and reach ** b[1] > 1000)  # keep one block from dwarfing the others
+        if not (len(b) == 2 and reach ** b[1] > 1000)  # keep one power from dwarfing the others
     ]
     count = int(rng.choice([1, 2, 3], p=[0.3, 0.45, 0.25]))
     picked = sorted(rng.choice(len(blocks), size=min(count, len(blocks)), replace=False))
@@ -203,7 +204,7 @@ def _draw(rng: np.random.Generator, sign: int) -> dict:
     for i in picked:
         block = blocks[int(i)]
         term: dict = {"op": block[0]}
-        if block[0] == "power":
+        if len(block) == 2:  # ("power", p)
             term["p"] = block[1]
         if block[0] == "exp":
             rates = [k for k in _EXP_RATES if abs(k) * reach <= 5]

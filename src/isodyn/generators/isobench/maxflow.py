@@ -82,7 +82,8 @@ def edmonds_karp(
     cancelled).
     """
     residual = capacity_matrix(n, arcs)
-    total, paths = 0, []
+    total = 0
+    paths: list[tuple[list[int], int]] = []
     while True:
         parent = _bfs_parents(residual, s)
         if parent[t] is None:
