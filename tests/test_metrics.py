@@ -4,6 +4,7 @@ import pandas as pd
 
 from isodyn.analysis.metrics import robustness, robustness_table
 from isodyn.analysis.report import build_report, render_markdown
+from isodyn.results import CellResult
 
 
 def row(seed: str, variant: int, correct: bool | None, reason: str = "ok", repeat: int = 0, **kw) -> dict:
@@ -52,7 +53,7 @@ def test_groups_and_all_skipped_group() -> None:
     extra = {"topic": "algebra", "level": "high_school", "extracted": None, "answer_type": "int"}
     extra["truth"] = "1"
     rows = [{**r, **extra} for r in rows]
-    report = render_markdown(build_report(rows, None, None, "r"))
+    report = render_markdown(build_report([CellResult.from_row(r) for r in rows], None, None, "r"))
     # overview: graded, extraction_failed, skipped, errors, A_avg, A_wst, RR
     assert "| m | zeroshot | image | 0 | 0 | 1 | 0 | – | – | – |" in report
     full = "100.0 [100.0, 100.0]"

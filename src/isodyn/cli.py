@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,6 +14,9 @@ from rich.table import Table
 
 from isodyn.experiments.config import ConfigError, parse_overrides
 from isodyn.models.catalog import ModelError
+
+if TYPE_CHECKING:
+    from isodyn.results import CellResult
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="isodyn: robustness experiments.")
 console = Console(stderr=True, soft_wrap=True)
@@ -39,10 +42,11 @@ def _progress(quiet: bool) -> Progress:
     return Progress(*columns, console=console, disable=quiet, transient=False, refresh_per_second=4)
 
 
-def _print_table(rows: list[dict[str, Any]]) -> None:
+def _print_table(results: list[CellResult]) -> None:
     from isodyn.analysis.metrics import robustness_table
+    from isodyn.results import results_frame
 
-    frame = robustness_table(rows)
+    frame = robustness_table(results_frame(results))
     table = Table(title="DynaMath robustness (A in %)")
     for column in ("model", "strategy", "modality", "graded", "skipped", "A_avg", "A_wst", "RR"):
         table.add_column(column, overflow="fold")
@@ -111,23 +115,24 @@ def run(
         console.print(f"resuming {run_dir}: {len(done)} cells already finished", highlight=False)
     per_model = {m: {"done": 0, "errors": 0, "cost": 0.0} for m in plan.models}
     totals = {m: sum(c.model == m for c in plan.grid.cells) for m in plan.models}
-    for row in done:
-        per_model[row["model"]]["done"] += 1
+    for result in done:
+        per_model[result.model]["done"] += 1
     with _progress(config.quiet) as progress:
         tasks = {
             m: progress.add_task(
-                m, total=totals[m], completed=per_model[m]["done"], hits=0, in_flight=0, errors=0, cost=0.0
+                m, total=totals[m], completed=int(per_model[m]["done"]), hits=0, in_flight=0, errors=0,
+                cost=0.0,
             )
             for m in plan.models
         }
         hits_before = {m: 0 for m in plan.models}
 
-        def on_row(row: dict[str, Any], client: Any) -> None:
-            model = row["model"]
+        def on_row(result: CellResult, client: Any) -> None:
+            model = result.model
             state = per_model[model]
-            state["errors"] += row["reason"].startswith("error")
-            state["cost"] += row.get("cost_usd") or 0.0
-            hits_before[model] += bool(row.get("cache_hit"))
+            state["errors"] += result.reason.startswith("error")
+            state["cost"] += result.cost_usd
+            hits_before[model] += bool(result.cache_hit)
             gate = client.gates.get(model)
             progress.update(
                 tasks[model], advance=1, hits=hits_before[model], errors=state["errors"], cost=state["cost"],
@@ -135,9 +140,9 @@ def run(
             )  # fmt: skip
 
         outcome = asyncio.run(execute(plan, run_dir, on_row, done))
-    report = write_report(run_dir, outcome.rows)
+    report = write_report(run_dir, outcome.results)
     if not config.quiet:
-        _print_table(outcome.rows)
+        _print_table(outcome.results)
     summary = outcome.summary
     undone = (
         f"\n[bold yellow]{summary['left_undone']} cells left undone[/] (max_cost ${config.max_cost}); "
@@ -249,8 +254,8 @@ def report(
     from isodyn.analysis.metrics import Bootstrap
     from isodyn.analysis.report import write_report
     from isodyn.experiments.config import ConfigError, grader_name, parse_key_values
-    from isodyn.experiments.regrade import rescore_rows, write_jsonl
-    from isodyn.experiments.runner import load_rows
+    from isodyn.experiments.regrade import rescore
+    from isodyn.results import read_results, write_results
     from isodyn.scoring import Tolerance
 
     try:
@@ -258,17 +263,17 @@ def report(
         grader = chosen.pop("grader", None)
         bootstrap = Bootstrap(**chosen)
         if source.is_file():
-            rows = read_external(source)
+            results = read_external(source)
             run_dir = source.with_name(f"{source.stem}-report")
             run_dir.mkdir(exist_ok=True)
-            write_jsonl(run_dir / "results.jsonl", rows)
+            write_results(run_dir / "results.jsonl", results)
         else:
-            rows, run_dir = load_rows(source), source
+            results, run_dir = read_results(source).results, source
     except (ConfigError, ExternalTableError, FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     if grader is not None:
-        rows = rescore_rows(rows, Tolerance(), grader)
-    path = write_report(run_dir, rows, bootstrap)
+        results = rescore(results, Tolerance(), grader)
+    path = write_report(run_dir, results, bootstrap)
     sys.stdout.write(path.read_text(encoding="utf-8"))
     console.print(f"report: {path}\nhtml:   {path.with_suffix('.html')}", highlight=False)
 
@@ -291,7 +296,7 @@ def compare(
     from isodyn.analysis.metrics import Bootstrap
     from isodyn.analysis.report import write_content
     from isodyn.experiments.config import ConfigError, parse_key_values
-    from isodyn.experiments.runner import load_rows
+    from isodyn.results import read_results, results_frame
 
     paths, settings = _split_words(words)
     parsers = {**_bootstrap_parsers(), "by": str, "baseline": str}
@@ -304,7 +309,7 @@ def compare(
             raise ConfigError(f"bad value for by: {by!r}; valid: strategy, model, modality, run")
         baseline = chosen.pop("baseline", None)
         bootstrap = Bootstrap(**chosen)
-        frames = [pd.DataFrame(load_rows(p)).assign(run=p.name) for p in paths]
+        frames = [results_frame(read_results(p).results).assign(run=p.name) for p in paths]
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     table = compare_table(pd.concat(frames, ignore_index=True), by, baseline, bootstrap)
@@ -335,17 +340,6 @@ def _regrade_parsers() -> dict[str, Any]:
     }
 
 
-def _load_run(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    import json
-
-    from isodyn.experiments.runner import load_rows
-
-    rows = load_rows(run_dir)
-    config_path = run_dir / "config.json"
-    config = json.loads(config_path.read_text()) if config_path.is_file() else {}
-    return config, rows
-
-
 @app.command()
 def rescore(
     run_dir: Annotated[Path, typer.Argument(help="a run directory written by `exp run`")],
@@ -373,14 +367,15 @@ def rescore(
         audit_rules,
         llm_extract,
         open_client,
-        rescore_rows,
-        write_jsonl,
+        rescore,
     )
+    from isodyn.results import read_results, write_results
     from isodyn.scoring import DEFAULT_GRADER, DYNAMATH_ABS_TOLERANCE, Tolerance
 
     try:
         chosen = parse_key_values(settings or [], _regrade_parsers())
-        config, rows = _load_run(run_dir)
+        run = read_results(run_dir)
+        config, results = run.config, run.results
         judge = _checked_judge(chosen, config) if "judge" in chosen else None
         if "audit" in chosen and judge is None:
             raise ConfigError("audit=N needs judge=MODEL: the judge is what the rules are checked against")
@@ -388,7 +383,7 @@ def rescore(
         raise fail(str(exc)) from None
     tolerance = Tolerance(chosen.get("abs_tol", DYNAMATH_ABS_TOLERANCE), chosen.get("rel_tol", 0.0))
     grader = chosen.get("grader", DEFAULT_GRADER)
-    regraded = rescore_rows(rows, tolerance, grader)
+    regraded = rescore(results, tolerance, grader)
     judge_calls = {"calls_made": 0, "cache_hits": 0, "cost_usd": 0.0}
     audit = None
     if judge:
@@ -425,17 +420,15 @@ def rescore(
     (out / "config.json").write_text(
         json.dumps({**config, "grader": grader, "rescore": rescore_settings}, indent=2) + "\n"
     )
-    write_jsonl(out / "results.jsonl", regraded)
-    reasons = [r["reason"] for r in regraded]
+    write_results(out / "results.jsonl", regraded)
+    reasons = [r.reason for r in regraded]
     summary = {
         "cells": len(regraded),
         "graded": reasons.count("ok"),
         "extraction_failed": reasons.count("extraction_failed"),
-        "correct": sum(bool(r.get("correct")) for r in regraded),
-        "changed_verdicts": sum(
-            a.get("correct") != b.get("correct") for a, b in zip(rows, regraded, strict=True)
-        ),
-        "judged": sum("judge_extract" in r for r in regraded),
+        "correct": sum(bool(r.correct) for r in regraded),
+        "changed_verdicts": sum(a.correct != b.correct for a, b in zip(results, regraded, strict=True)),
+        "judged": sum(r.judge_extract is not None for r in regraded),
         "judge": judge_calls,
         "rescored_from": str(run_dir),
     }
@@ -488,20 +481,20 @@ def judge(
     from isodyn.analysis.process import render_process_report
     from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
     from isodyn.experiments.regrade import open_client, process_evaluate, write_jsonl
+    from isodyn.results import read_results
 
     try:
         chosen = parse_key_values(settings or [], _regrade_parsers())
         if "judge" not in chosen:
             raise ConfigError("judge=MODEL is required, e.g. judge=gpt-4o")
-        config, rows = _load_run(run_dir)
+        run = read_results(run_dir)
+        config, results = run.config, run.results
         settings_ = _checked_judge(chosen, config)
     except (ConfigError, ModelError, FileNotFoundError) as exc:
         raise fail(str(exc)) from None
     client, store = open_client(settings_.cache_dir or default_cache_dir())
     try:
-        records = asyncio.run(
-            process_evaluate(rows, settings_, client, config.get("base_seed", 0), bool(chosen.get("all")))
-        )
+        records = asyncio.run(process_evaluate(results, settings_, client, bool(chosen.get("all"))))
     finally:
         store.close()
     write_jsonl(run_dir / "process.jsonl", records)
@@ -588,8 +581,8 @@ def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> N
         modifiers = Table(title="Modifiers")
         for column in ("name", "what it does", "source", "calls per cell"):
             modifiers.add_column(column, overflow="fold")
-        for name, cls in sorted(MODIFIERS.items()):
-            modifiers.add_row(name, cls.summary, cls.source, cls.calls_per_cell)
+        for name, modifier in sorted(MODIFIERS.items()):
+            modifiers.add_row(name, modifier.summary, modifier.source, modifier.calls_per_cell)
         from isodyn.strategies.modifiers import SelfConsistency
 
         modifiers.add_row("sc@k", SelfConsistency.summary, SelfConsistency.source, "k x the base")

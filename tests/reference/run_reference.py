@@ -49,7 +49,11 @@ def write_release(root: Path) -> Path:
     from PIL import Image
 
     items = {
-        "1": ("Is the function even or odd?\nChoice: (A) odd (B) even (C) neither", "multiple choice", ["A", "B"]),
+        "1": (
+            "Is the function even or odd?\nChoice: (A) odd (B) even (C) neither",
+            "multiple choice",
+            ["A", "B"],
+        ),
         "2": ("What is the value at x = 1?", "float", ["2", "0.5"]),
     }
     for trial in (1, 2):
@@ -67,7 +71,9 @@ def write_release(root: Path) -> Path:
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     verdicts = {
         "|".join(str(row[k]) for k in ("model", "strategy", "modality", "seed_id", "variant", "repeat")): [
-            row["reason"], row["correct"], row["extracted"]
+            row["reason"],
+            row["correct"],
+            row["extracted"],
         ]
         for row in rows
     }

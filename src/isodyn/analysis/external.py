@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from isodyn.core import Level, Topic
+from isodyn.results import SCHEMA_VERSION, CellResult
 
 _TRUE = {"1", "true", "yes", "y", "t", "correct", "1.0"}
 _FALSE = {"0", "false", "no", "n", "f", "wrong", "incorrect", "0.0"}
@@ -88,13 +89,16 @@ def dynamath_wide_rows(table: pd.DataFrame, model: str) -> list[dict[str, Any]]:
     return rows
 
 
-def read_external(path: Path) -> list[dict[str, Any]]:
-    """Rows from a CSV (or TSV, or JSON lines) file in either form; the model is named after the file."""
+def read_external(path: Path) -> list[CellResult]:
+    """Cell results from a CSV (or TSV, or JSON lines) file in either form; the model is named after
+    the file. They hold verdicts only: no reply, so no grader and nothing to re-grade."""
     if path.suffix == ".jsonl":
         table = pd.read_json(path, lines=True)
     else:
         table = pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",")
     table.columns = [str(c).strip() for c in table.columns]
     if "Question ID" in table.columns:
-        return dynamath_wide_rows(table, path.stem)
-    return long_form_rows(table, path.stem)
+        rows = dynamath_wide_rows(table, path.stem)
+    else:
+        rows = long_form_rows(table, path.stem)
+    return [CellResult.from_row({**row, "schema": SCHEMA_VERSION}) for row in rows]

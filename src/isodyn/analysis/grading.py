@@ -11,32 +11,34 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from isodyn.analysis.metrics import GRADED_REASONS, GROUP, graded_cells, robustness
+from isodyn.analysis.metrics import GROUP, graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
-from isodyn.scoring import GRADERS, Tolerance
+from isodyn.results import CellResult, results_frame
+from isodyn.scoring import GRADERS, Tolerance, get_grader
 from isodyn.scoring.extract import CLEAR
-from isodyn.scoring.saved import grade_row
 
 EXAMPLES_PER_KIND = 3
 _EXCERPT = 300
 
 
-def regraded_frame(frame: pd.DataFrame, grader: str) -> pd.DataFrame:
+def regraded_frame(results: Sequence[CellResult], grader: str) -> pd.DataFrame:
     """The graded cells with `correct` as the named grader decides from their saved replies."""
-    graded = graded_cells(frame)
-    if graded.empty or "response" not in graded:
-        return graded
-    tolerance = Tolerance()
-    verdicts = [
-        bool(grade_row(row, tolerance, grader).correct) if row.get("response") is not None else row["correct"]
-        for row in graded.to_dict("records")
+    grade = get_grader(grader)
+    regraded = [
+        replace(r, correct=bool(grade(r.response, r.asked(Tolerance())).correct))
+        if r.response is not None
+        else r
+        for r in results
+        if r.graded
     ]
-    return graded.assign(correct=verdicts)
+    return graded_cells(results_frame(regraded))
 
 
 def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
@@ -54,13 +56,12 @@ def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
     return out
 
 
-def grader_sensitivity(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+def grader_sensitivity(results: Sequence[CellResult]) -> pd.DataFrame:
     """Rows (model, strategy, modality, metric), a column per grader (in %; RR as a ratio), and the
     spread between the highest and lowest grader."""
-    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
-    if frame.empty or "response" not in frame or not frame["reason"].isin(GRADED_REASONS).any():
-        return pd.DataFrame()
-    by_grader = {name: _headlines(regraded_frame(frame, name)) for name in GRADERS}
+    if not any(r.graded and r.response is not None for r in results):
+        return pd.DataFrame()  # nothing to re-grade (an outside table holds verdicts, not replies)
+    by_grader = {name: _headlines(regraded_frame(results, name)) for name in GRADERS}
     keys = sorted(set().union(*by_grader.values()))
     records = []
     for key in keys:
@@ -91,8 +92,8 @@ def _fmt(value: float, percent: bool) -> str:
 def verdict_paths(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     """Per model: graded replies, then the share (in %) reached by each method and each ambiguity."""
     graded = graded_cells(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
-    if graded.empty or "method" not in graded:
-        return pd.DataFrame()
+    if graded.empty or "method" not in graded or graded["method"].isna().all():
+        return pd.DataFrame()  # verdicts without replies (an outside table): nothing to show
     if "ambiguity" not in graded:
         graded = graded.assign(ambiguity=np.where(graded["reason"] == "ok", CLEAR, "none found"))
     records = []

@@ -118,7 +118,7 @@ def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
 
     def draw(ax: Axes) -> None:
         most = int(first.groupby(["seed_id"])["variant"].nunique().max()) if len(first) else 0
-        bins = np.arange(most + 2) - 0.5
+        bins = [i - 0.5 for i in range(most + 2)]
         for key, group in series:
             counts = group.groupby("seed_id")["correct"].sum()
             ax.hist(counts, bins=bins, histtype="step", linewidth=1.5, label=" / ".join(map(str, key)))

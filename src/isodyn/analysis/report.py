@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -29,6 +30,7 @@ from isodyn.analysis.grading import ambiguous_examples, grader_sensitivity, verd
 from isodyn.analysis.metrics import GROUP, Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import dynamath_table, format_value, isobench_layout, overview_table
+from isodyn.results import CellResult, results_frame
 
 WRONG_SAMPLES = 5
 
@@ -84,7 +86,7 @@ class ReportContent:
 
 
 def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> list[tuple[str, str]]:
-    facts = []
+    facts: list[tuple[str, str]] = []
     for key in ("models", "strategies", "modalities", "variants", "repeats", "temperature", "base_seed"):
         if config and key in config:
             value = config[key]
@@ -133,14 +135,14 @@ def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
 
 
 def build_report(
-    rows: list[dict[str, Any]],
+    results: Sequence[CellResult],
     summary: dict[str, Any] | None,
     config: dict[str, Any] | None,
     run_name: str,
     bootstrap: Bootstrap = Bootstrap(),  # noqa: B008 - immutable
     process: list[dict[str, Any]] | None = None,
 ) -> ReportContent:
-    frame = pd.DataFrame(rows)
+    frame = results_frame(results)
     graded = graded_cells(frame)
     percent_note = (
         "in %, with 95% cluster-bootstrap intervals over seeds"
@@ -189,7 +191,7 @@ def build_report(
         gaps = modality_gap(graded)
         if not gaps.empty:
             figures["modality_gap"] = ("Modality gap per task", plots.modality_gaps(gaps))
-    tables.extend(_grading_tables(frame))
+    tables.extend(_grading_tables(frame, results))
     if process:
         from isodyn.analysis.process import error_distribution
 
@@ -209,7 +211,9 @@ def build_report(
     )
 
 
-def _grading_tables(frame: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+def _grading_tables(
+    frame: pd.DataFrame, results: Sequence[CellResult]
+) -> list[tuple[str, str, pd.DataFrame]]:
     """How verdicts were reached, and each headline number under every grader."""
     out = []
     paths = verdict_paths(frame)
@@ -219,7 +223,7 @@ def _grading_tables(frame: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
             "reading was (ambiguity); `exp rescore RUN judge=MODEL` sends the uncertain ones to a judge."
         )
         out.append(("How verdicts were reached", caption, paths))
-    sensitivity = grader_sensitivity(frame)
+    sensitivity = grader_sensitivity(results)
     if not sensitivity.empty:
         caption = (
             "Every headline number re-graded from the saved replies by each grader (A in %, RR as a "
@@ -269,12 +273,12 @@ def write_content(directory: Path, content: ReportContent, stem: str) -> Path:
     return path
 
 
-def write_report(run_dir: Path, rows: list[dict[str, Any]], bootstrap: Bootstrap = Bootstrap()) -> Path:  # noqa: B008
+def write_report(run_dir: Path, results: Sequence[CellResult], bootstrap: Bootstrap = Bootstrap()) -> Path:  # noqa: B008
     """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path."""
     process_path = run_dir / "process.jsonl"
     process = None
     if process_path.is_file():
         process = [json.loads(line) for line in process_path.read_text().splitlines()]
     summary, config = _read_json(run_dir / "summary.json"), _read_json(run_dir / "config.json")
-    content = build_report(rows, summary, config, run_dir.name, bootstrap, process)
+    content = build_report(results, summary, config, run_dir.name, bootstrap, process)
     return write_content(run_dir, content, "report")

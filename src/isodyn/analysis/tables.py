@@ -60,7 +60,7 @@ def dynamath_table(frame: pd.DataFrame, metric: str, bootstrap: Bootstrap | None
         out: dict[tuple, dict[str, str]] = {}
         for record in table.to_dict("records"):
             key = tuple(record[c] for c in GROUP)
-            name = "ALL" if by_column is None else mapping.get(record[by_column], record[by_column])
+            name = "ALL" if by_column is None else (mapping or {}).get(record[by_column], record[by_column])
             low, high = record.get(f"{metric}_low"), record.get(f"{metric}_high")
             out.setdefault(key, {})[name] = format_value(record[metric], low, high, percent)
         return out

@@ -33,7 +33,7 @@ def expand_grid(
     variants: int,
     repeats: int,
 ) -> Grid:
-    cells = []
+    cells: list[Cell] = []
     not_renderable = []
     for seed_id, seed in seeds.items():
         for modality in modalities:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +14,10 @@ import numpy as np
 
 from isodyn.analysis.stats import kappa_interval
 from isodyn.cache import ModelRequest, ResponseCache
-from isodyn.core import AnswerType, Variant
 from isodyn.experiments.llm import CachedClient
-from isodyn.generators import all_seeds
-from isodyn.scoring import DEFAULT_GRADER, Tolerance, is_correct
-from isodyn.scoring.extract import CLEAR, NONE_FOUND
+from isodyn.results import CellResult
+from isodyn.scoring import DEFAULT_GRADER, Tolerance, get_grader, is_correct
+from isodyn.scoring.extract import CLEAR
 from isodyn.scoring.judge import (
     extractor_messages,
     parse_extractor_reply,
@@ -26,10 +25,7 @@ from isodyn.scoring.judge import (
     process_messages,
     solution_steps,
 )
-from isodyn.scoring.saved import grade_row, question_text
-from isodyn.strategies.modifiers import rotate_choices
 
-GRADED = ("ok", "extraction_failed")
 JUDGE_PARAMS = {"temperature": 0.0, "max_tokens": 512}
 
 
@@ -41,35 +37,21 @@ class JudgeSettings:
     concurrency: int = 4
 
 
-def rescore_rows(
-    rows: list[dict[str, Any]], tolerance: Tolerance, grader: str = DEFAULT_GRADER
-) -> list[dict[str, Any]]:
-    """Every graded row graded again from its saved reply and truth, by the named grader (pure)."""
-    out = []
-    for row in rows:
-        if row["reason"] not in GRADED or row.get("response") is None:
-            out.append(row)
-            continue
-        graded = grade_row(row, tolerance, grader)
-        out.append(
-            {
-                **row,
-                "extracted": graded.extracted,
-                "correct": graded.correct,
-                "reason": graded.reason,
-                "method": graded.method,
-                "ambiguity": graded.ambiguity,
-                "grader": graded.grader,
-            }
-        )
-    return out
+def regrade(
+    result: CellResult, tolerance: Tolerance | None = None, grader: str = DEFAULT_GRADER
+) -> CellResult:
+    """One graded cell graded again from its saved reply by the named grader (pure); a cell that
+    was skipped, failed or has no reply is returned as it is."""
+    if not result.graded or result.response is None:
+        return result
+    return result.graded_by(get_grader(grader)(result.response, result.asked(tolerance)), tolerance)
 
 
-def variant_of(row: dict[str, Any], base_seed: int) -> Variant:
-    """The variant a row was asked about, rebuilt from its seed (with the row's option order)."""
-    variant = all_seeds()[row["seed_id"]].variant(row["variant"], base_seed)
-    order = (row.get("notes") or {}).get("choice_order")
-    return rotate_choices(variant, order[0])[0] if order else variant
+def rescore(
+    results: list[CellResult], tolerance: Tolerance, grader: str = DEFAULT_GRADER
+) -> list[CellResult]:
+    """Every graded cell graded again from its saved reply and truth, by the named grader (pure)."""
+    return [regrade(result, tolerance, grader) for result in results]
 
 
 async def _bounded(jobs: list, limit: int) -> list:
@@ -86,49 +68,52 @@ def _judge_request(settings: JudgeSettings, messages: list[dict[str, Any]], step
     return ModelRequest(settings.model, messages, dict(JUDGE_PARAMS), settings.api_base, 0, step)
 
 
-def needs_judge(row: dict[str, Any]) -> bool:
+def needs_judge(result: CellResult) -> bool:
     """A graded reply the rules did not read with certainty: ambiguous, none found or unreadable."""
-    uncertain = row.get("ambiguity", CLEAR if row["reason"] == "ok" else NONE_FOUND) != CLEAR
-    return row["reason"] in GRADED and uncertain and bool((row.get("response") or "").strip())
+    return result.graded and result.ambiguity != CLEAR and bool((result.response or "").strip())
 
 
 async def _judged_answer(
-    row: dict[str, Any], settings: JudgeSettings, client: CachedClient, tolerance: Tolerance
+    result: CellResult, settings: JudgeSettings, client: CachedClient, tolerance: Tolerance
 ) -> tuple[str | None, bool | None, str]:
-    """The judge's reading of a row's reply: (answer, verdict by the rules' comparison, cache key)."""
-    choices = tuple(row.get("choices") or ())
-    messages = extractor_messages(question_text(row), row["response"], choices)
+    """The judge's reading of a cell's reply: (answer, verdict by the rules' comparison, cache key)."""
+    messages = extractor_messages(result.question, result.response or "", result.choices)
     reply, key, _ = await client.complete(_judge_request(settings, messages, "judge-extract"))
     answer = parse_extractor_reply(reply.text)
     verdict = None
     if answer is not None:
+        asked = result.asked(tolerance)
         verdict = is_correct(
-            answer, row["truth"], AnswerType(row["answer_type"]), choices, tolerance,
-            bool(row.get("percent_question")),
-        )  # fmt: skip
+            answer, asked.truth, asked.answer_type, asked.choices, tolerance, asked.percent_question
+        )
     return answer, verdict, key
 
 
 async def llm_extract(
-    rows: list[dict[str, Any]],
+    results: list[CellResult],
     settings: JudgeSettings,
     client: CachedClient,
     tolerance: Tolerance,
-) -> list[dict[str, Any]]:
+) -> list[CellResult]:
     """The judge as a fallback: only replies the rules found ambiguous, unreadable or without an
     answer are sent; the judge names the committed final answer, the rules compare it."""
 
-    async def regrade(row: dict[str, Any]) -> dict[str, Any]:
-        if not needs_judge(row):
-            return row
-        answer, verdict, key = await _judged_answer(row, settings, client, tolerance)
-        record = {"key": key, "answer": answer, "rules": {k: row.get(k) for k in ("extracted", "method")}}
+    async def judged(result: CellResult) -> CellResult:
+        if not needs_judge(result):
+            return result
+        answer, verdict, key = await _judged_answer(result, settings, client, tolerance)
+        record = {
+            "key": key,
+            "answer": answer,
+            "rules": {"extracted": result.extracted, "method": result.method},
+        }
         if verdict is None:
-            return {**row, "judge_extract": record}
-        return {**row, "extracted": answer, "correct": verdict, "reason": "ok", "method": "judge",
-                "judge_extract": record}  # fmt: skip
+            return replace(result, judge_extract=record)
+        return replace(
+            result, extracted=answer, correct=verdict, reason="ok", method="judge", judge_extract=record
+        )
 
-    return await _bounded([regrade(r) for r in rows], settings.concurrency)
+    return await _bounded([judged(r) for r in results], settings.concurrency)
 
 
 def _label(verdict: bool | None) -> str:
@@ -136,7 +121,7 @@ def _label(verdict: bool | None) -> str:
 
 
 async def audit_rules(
-    rows: list[dict[str, Any]],
+    results: list[CellResult],
     settings: JudgeSettings,
     client: CachedClient,
     tolerance: Tolerance,
@@ -145,24 +130,22 @@ async def audit_rules(
 ) -> dict[str, Any]:
     """Rule-versus-judge agreement on a random sample of the verdicts the rules called clear:
     agreement, Cohen's kappa with a 95% interval, and the disagreements to read."""
-    clear = [
-        r for r in rows if r["reason"] == "ok" and r.get("ambiguity", CLEAR) == CLEAR and r.get("response")
-    ]
+    clear = [r for r in results if r.reason == "ok" and r.ambiguity == CLEAR and r.response]
     rng = np.random.default_rng(seed)
     picked = [clear[i] for i in sorted(rng.choice(len(clear), size=min(sample, len(clear)), replace=False))]
 
-    async def one(row: dict[str, Any]) -> tuple[dict[str, Any], str | None, bool | None]:
-        answer, verdict, _ = await _judged_answer(row, settings, client, tolerance)
-        return row, answer, verdict
+    async def one(result: CellResult) -> tuple[CellResult, str | None, bool | None]:
+        answer, verdict, _ = await _judged_answer(result, settings, client, tolerance)
+        return result, answer, verdict
 
     judged = await _bounded([one(r) for r in picked], settings.concurrency)
-    rules = np.array([_label(r["correct"]) for r, _, _ in judged])
+    rules = np.array([_label(r.correct) for r, _, _ in judged])
     judge = np.array([_label(v) for _, _, v in judged])
     kappa = kappa_interval(rules, judge, seed=seed)
     disagreements = [
-        {"cell": _cell_label(r), "rules": _label(r["correct"]), "rules_answer": r.get("extracted"),
+        {"cell": _cell_label(r), "rules": _label(r.correct), "rules_answer": r.extracted,
          "judge": _label(v), "judge_answer": a}
-        for r, a, v in judged if _label(r["correct"]) != _label(v)
+        for r, a, v in judged if _label(r.correct) != _label(v)
     ]  # fmt: skip
     return {
         "sampled": len(judged),
@@ -175,25 +158,25 @@ async def audit_rules(
     }
 
 
-def _cell_label(row: dict[str, Any]) -> str:
-    parts = (row.get("model"), row.get("strategy"), row.get("modality"), row.get("seed_id"))
-    return "/".join(map(str, parts)) + f"#{row.get('variant')}"
+def _cell_label(result: CellResult) -> str:
+    return f"{result.model}/{result.strategy}/{result.modality}/{result.seed_id}#{result.variant}"
 
 
 async def process_evaluate(
-    rows: list[dict[str, Any]], settings: JudgeSettings, client: CachedClient, base_seed: int, every: bool
+    results: list[CellResult], settings: JudgeSettings, client: CachedClient, every: bool
 ) -> list[dict[str, Any]]:
-    """MM-MATH process evaluation of wrong (or, with `every`, all graded) replies."""
-    chosen = [r for r in rows if r["reason"] in GRADED and r.get("response") and (every or not r["correct"])]
+    """MM-MATH process evaluation of wrong (or, with `every`, all graded) replies; the question and
+    the reference solution come from each cell's own record."""
+    chosen = [r for r in results if r.graded and r.response and (every or not r.correct)]
 
-    async def judge(row: dict[str, Any]) -> dict[str, Any]:
-        variant = variant_of(row, base_seed)
-        messages = process_messages(variant.question, row["truth"], variant.solution, row["response"])
+    async def judge(result: CellResult) -> dict[str, Any]:
+        response = result.response or ""
+        messages = process_messages(result.question, result.truth, result.solution, response)
         reply, key, hit = await client.complete(_judge_request(settings, messages, "judge-process"))
-        verdict = parse_process_reply(reply.text, len(solution_steps(row["response"])))
+        verdict = parse_process_reply(reply.text, len(solution_steps(response)))
         keys = ("model", "strategy", "modality", "seed_id", "variant", "repeat", "topic", "level", "correct")
         return {
-            **{k: row.get(k) for k in keys},
+            **{k: getattr(result, k) for k in keys},
             "first_wrong_step": verdict.first_wrong_step,
             "error_type": verdict.error_type,
             "explanation": verdict.explanation,
@@ -213,6 +196,7 @@ def open_client(cache_dir: Path) -> tuple[CachedClient, ResponseCache]:
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Plain records (process evaluation) as JSON lines; cell results go through `write_results`."""
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")

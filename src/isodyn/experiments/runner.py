@@ -16,8 +16,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from isodyn.cache import ModelRequest, Reply, ResponseCache, hash_images
 from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Representation, Variant
@@ -38,6 +36,7 @@ from isodyn.experiments.memo import Replay, ReplayMemo
 from isodyn.generators import SeedProgram, all_seeds
 from isodyn.generators.release import ReleaseError, release_seeds
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
+from isodyn.results import Call, CellResult, load_rows, read_results, result_line
 from isodyn.scoring import DEFAULT_GRADER, score_reply
 from isodyn.strategies import CellContext, ComposedStrategy, ModelFacts, StrategyError, parse_strategy
 from isodyn.strategies.fewshot import DEMO_INDEX_START
@@ -123,7 +122,12 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
 class RunOutcome:
     run_dir: Path
     summary: dict[str, Any]
-    rows: list[dict[str, Any]] = field(default_factory=list, repr=False)  # asyncio logs reprs
+    results: list[CellResult] = field(default_factory=list, repr=False)  # asyncio logs reprs
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """The results as results.jsonl holds them."""
+        return [result.to_row() for result in self.results]
 
 
 # The settings that decide which cells exist and what each asks; two commands that agree on these
@@ -145,12 +149,12 @@ def is_complete(run_dir: Path) -> bool:
     return summary.is_file() and bool(json.loads(summary.read_text()).get("complete", True))
 
 
-def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[dict[str, Any]]]:
-    """The latest unfinished run with this identity (to resume, with its rows), or a new directory."""
+def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[CellResult]]:
+    """The latest unfinished run with this identity (to resume, with its results), or a new directory."""
     identity = run_identity(config)
     earlier = sorted(config.out.glob(f"*-{identity}")) if config.out.is_dir() else []
     if resume and earlier and not is_complete(earlier[-1]):
-        return earlier[-1], load_rows(earlier[-1], repair=True)
+        return earlier[-1], read_results(earlier[-1], repair=True).results
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     run_dir = config.out / f"{stamp}-{identity}"
     while run_dir.exists():  # two runs in the same second
@@ -189,7 +193,8 @@ def _generation_params(config: ExperimentConfig, model: str, repeat: int, sample
     return params
 
 
-def _base_row(cell: Cell, variant: Variant) -> dict[str, Any]:
+def _cell_facts(cell: Cell, variant: Variant) -> dict[str, Any]:
+    """What every result of a cell holds, whatever happened to it: identity and the question."""
     return {
         "model": cell.model,
         "strategy": cell.strategy,
@@ -197,13 +202,21 @@ def _base_row(cell: Cell, variant: Variant) -> dict[str, Any]:
         "seed_id": cell.seed_id,
         "variant": cell.variant,
         "repeat": cell.repeat,
+        **_question_facts(variant),
+    }
+
+
+def _question_facts(variant: Variant) -> dict[str, Any]:
+    return {
         "topic": variant.topic.value,
         "level": variant.level.value,
         "answer_type": variant.answer_type.value,
+        "question": variant.question,
         "truth": variant.answer,
-        "choices": list(variant.choices),
+        "choices": variant.choices,
         "percent_question": variant.params.get("answer_unit") == "%",
-        "variation_types": [v.value for v in variant.variation_types],
+        "solution": variant.solution,
+        "variation_types": tuple(v.value for v in variant.variation_types),
     }
 
 
@@ -226,6 +239,7 @@ def _context(
         generation={"temperature": plan.config.temperature, "max_tokens": plan.config.max_tokens},
         run_dir=run_dir,
         cache_dir=plan.config.cache_dir,
+        grader=plan.config.grader,
     )
 
 
@@ -241,8 +255,8 @@ async def _run_cell(
     run_dir: Path,
     backend: Backend,
     memo: ReplayMemo | None = None,
-) -> dict[str, Any]:
-    """One cell's row. `backend` makes (or replays, or estimates) each call; a CacheMiss (replay-only
+) -> CellResult:
+    """One cell's result. `backend` makes (or replays, or estimates) each call; a CacheMiss (replay-only
     pass) or BudgetExhausted propagates so the cell is left for later instead of recorded. With a
     `memo`, a cell that ran before is replayed from it, and a cell that runs now is stored in it."""
     strategy = plan.strategies[cell.strategy]
@@ -250,62 +264,59 @@ async def _run_cell(
         memo = None
     remembered = _from_memo(memo, cell, client) if memo is not None else None
     if remembered is not None:
-        transcript, replay = remembered
-        row = _base_row(cell, replay.variant)
-        return _scored_row(
-            row, replay.scored_variant(), replay.response, replay.notes, transcript, plan.config.grader
-        )
+        calls, replay = remembered
+        facts = _cell_facts(cell, replay.variant)
+        scored = replay.scored_variant()
+        return _scored(facts, scored, replay.response, replay.notes, calls, plan.config.grader)
     variant = materials.variant(cell.seed_id, cell.variant)
-    row = _base_row(cell, variant)
-    empty = {"extracted": None, "correct": None, "response": None, "transcript": []}
+    facts = _cell_facts(cell, variant)
     ctx = _context(plan, cell, materials, client, run_dir)
     reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
     if reason:
-        return {**row, **empty, "reason": f"skipped: {reason}"}
+        return CellResult(**facts, reason=f"skipped: {reason}")
     transcript: list[dict[str, Any]] = []
     try:
         reply = await _run_strategy(plan, cell, strategy, variant, materials, ctx, backend, transcript)
     except (CacheMiss, BudgetExhausted):
         raise
     except Exception as exc:  # a failed call is recorded on its cell; the run goes on
-        failed = {**row, **empty, "transcript": transcript, "notes": ctx.notes}
-        return {**failed, "reason": error_reason(exc), "error": redact(str(exc))[:500]}
+        return CellResult(
+            **{**facts, **_spent(tuple(Call.from_json(t) for t in transcript)), "cache_hit": None},
+            reason=error_reason(exc), error=redact(str(exc))[:500], notes=ctx.notes,
+        )  # fmt: skip
     scored = ctx.scored_variant or variant
     if memo is not None:
         other = None if scored is variant else scored.to_json()
         memo.put(cell, Replay(variant, transcript, reply.text, ctx.notes, other))
-    return _scored_row(row, scored, reply.text, ctx.notes, transcript, plan.config.grader)
+    return _scored(facts, scored, reply.text, ctx.notes, transcript, plan.config.grader)
 
 
-def _scored_row(
-    row: dict[str, Any],
+def _scored(
+    facts: dict[str, Any],
     scored: Variant,
     text: str,
     notes: dict[str, Any],
     transcript: list[dict[str, Any]],
     grader: str = DEFAULT_GRADER,
-) -> dict[str, Any]:
-    """The row of a cell whose strategy finished: the final reply graded against `scored`."""
+) -> CellResult:
+    """The result of a cell whose strategy finished: the final reply graded against `scored` (the
+    variant the strategy asked about, which a permuting strategy may have reordered)."""
     score = score_reply(text, scored, grader=grader)
-    calls = [t for t in transcript if "key" in t]
+    calls = tuple(Call.from_json(t) for t in transcript)
+    result = CellResult(**{**facts, **_question_facts(scored)}, response=text, notes=notes, **_spent(calls))
+    return result.graded_by(score)
+
+
+def _spent(calls: tuple[Call, ...]) -> dict[str, Any]:
+    """The transcript and what its returned calls cost."""
+    returned = [c for c in calls if c.returned]
     return {
-        **row,
-        "question": scored.question,
-        "truth": scored.answer,
-        "choices": list(scored.choices),
-        "extracted": score.extracted,
-        "correct": score.correct,
-        "reason": score.reason,
-        "method": score.method,
-        "ambiguity": score.ambiguity,
-        "grader": score.grader,
-        "response": text,
-        "notes": notes,
-        "transcript": transcript,
-        "cache_hit": all(t["cache_hit"] for t in calls),
-        "prompt_tokens": sum(t["prompt_tokens"] for t in calls),
-        "completion_tokens": sum(t["completion_tokens"] for t in calls),
-        "cost_usd": sum(t["cost_usd"] for t in calls),
+        "transcript": calls,
+        "cache_hit": all(c.cache_hit for c in returned),
+        "prompt_tokens": sum(c.prompt_tokens for c in returned),
+        "completion_tokens": sum(c.completion_tokens for c in returned),
+        "cost_usd": sum(c.cost_usd for c in returned),
+        "latency_s": round(sum(c.latency_s for c in returned), 4),
     }
 
 
@@ -361,14 +372,6 @@ def _from_memo(
     return transcript, replay
 
 
-def row_line(row: dict[str, Any]) -> bytes:
-    """A results.jsonl line (UTF-8 JSON and a newline); orjson is several times faster than json."""
-    try:
-        return orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
-    except TypeError:  # a value orjson does not take (an integer beyond 64 bits): the slow way
-        return (json.dumps(row, ensure_ascii=False) + "\n").encode()
-
-
 def _reply_fields(reply: Reply) -> dict[str, Any]:
     return {
         "prompt_tokens": reply.prompt_tokens,
@@ -378,20 +381,16 @@ def _reply_fields(reply: Reply) -> dict[str, Any]:
     }
 
 
-def cell_of(row: dict[str, Any]) -> tuple:
-    return (row["model"], row["strategy"], row["modality"], row["seed_id"], row["variant"], row["repeat"])
-
-
 def _cell_key(cell: Cell) -> tuple:
     return (cell.model, cell.strategy, cell.modality.value, cell.seed_id, cell.variant, cell.repeat)
 
 
 def summarize(
-    rows: list[dict[str, Any]], client: CachedClient, grid: Grid, seconds: float, left_undone: int
+    results: list[CellResult], client: CachedClient, grid: Grid, seconds: float, left_undone: int
 ) -> dict[str, Any]:
-    reasons = [r["reason"] for r in rows]
+    reasons = [r.reason for r in results]
     return {
-        "cells": len(rows),
+        "cells": len(results),
         "complete": left_undone == 0,
         "left_undone": left_undone,
         "calls_made": client.calls_made,
@@ -402,13 +401,13 @@ def summarize(
         "errors": sum(r.startswith("error") for r in reasons),
         "extraction_failed": reasons.count("extraction_failed"),
         "graded": reasons.count("ok"),
-        "correct": sum(bool(r["correct"]) for r in rows),
+        "correct": sum(bool(r.correct) for r in results),
         "not_renderable": [f"{seed}:{modality.value}" for seed, modality in grid.not_renderable],
         "seconds": round(seconds, 3),
     }
 
 
-ProgressHook = Callable[[dict[str, Any], CachedClient], None]
+ProgressHook = Callable[[CellResult, CachedClient], None]
 
 
 def _limits(config: ExperimentConfig) -> Limits:
@@ -422,9 +421,9 @@ async def execute(
     plan: Plan,
     run_dir: Path,
     on_row: ProgressHook | None = None,
-    done_rows: list[dict[str, Any]] | None = None,
+    done: list[CellResult] | None = None,
 ) -> RunOutcome:
-    """Run every cell not in `done_rows`; append each finished row to results.jsonl at once.
+    """Run every cell not in `done`; append each finished result to results.jsonl at once.
 
     Pass 1 replays, one cell after another, every cell whose calls are all cached (no task, no
     gate: a replay is a few dictionary look-ups). Pass 2 runs the rest concurrently through the
@@ -440,10 +439,10 @@ async def execute(
     log = RunLog(run_dir / "log.jsonl")
     client = CachedClient(cache_store, _limits(config), Budget(config.max_cost), log)
     materials = _Materials(plan.seeds, config.base_seed, renders)
-    rows: list[dict[str, Any]] = list(done_rows or [])
-    finished = {cell_of(r) for r in rows}
+    results: list[CellResult] = list(done or [])
+    finished = {r.cell for r in results}
     todo = [c for c in plan.grid.cells if _cell_key(c) not in finished]
-    log.event("start", cells=len(plan.grid.cells), resumed_rows=len(rows), todo=len(todo))
+    log.event("start", cells=len(plan.grid.cells), resumed_rows=len(results), todo=len(todo))
     undone = 0
 
     async def replayed(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
@@ -457,27 +456,27 @@ async def execute(
     gc.freeze()
     try:
         # A large buffer: replayed rows are written in big blocks; live rows are flushed one by one.
-        with (run_dir / "results.jsonl").open("ab", buffering=1 << 20) as results:
+        with (run_dir / "results.jsonl").open("ab", buffering=1 << 20) as lines:
 
-            def record(row: dict[str, Any], flush: bool = True) -> None:
-                results.write(row_line(row))
+            def record(result: CellResult, flush: bool = True) -> None:
+                lines.write(result_line(result))
                 if flush:
-                    results.flush()  # a crash loses at most the cells still in flight
-                rows.append(row)
+                    lines.flush()  # a crash loses at most the cells still in flight
+                results.append(result)
                 if on_row:
-                    on_row(row, client)
+                    on_row(result, client)
 
             pending = []
             for cell in todo:
                 try:
-                    row = await _run_cell(plan, cell, materials, client, run_dir, replayed, memo)
-                    record(row, flush=False)  # a replayed row costs nothing to redo: no flush each
+                    result = await _run_cell(plan, cell, materials, client, run_dir, replayed, memo)
+                    record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
                 except CacheMiss:
                     pending.append(cell)
-            results.flush()
+            lines.flush()
             cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
 
-            async def guarded(cell: Cell) -> dict[str, Any] | None:
+            async def guarded(cell: Cell) -> CellResult | None:
                 async with cells_in_flight:
                     try:
                         return await _run_cell(plan, cell, materials, client, run_dir, live, memo)
@@ -485,16 +484,16 @@ async def execute(
                         return None
 
             for task in asyncio.as_completed([guarded(c) for c in pending]):
-                row = await task
-                if row is None:
+                finished_cell = await task
+                if finished_cell is None:
                     undone += 1
                 else:
-                    record(row)
+                    record(finished_cell)
     finally:
         cache_store.close()
         renders.close()
         memo.close()
-    summary = summarize(rows, client, plan.grid, time.perf_counter() - started, undone)
+    summary = summarize(results, client, plan.grid, time.perf_counter() - started, undone)
     if client.budget.limit_usd is not None:
         summary["max_cost"] = client.budget.limit_usd
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -503,7 +502,7 @@ async def execute(
     )
     log.close()
     _remember_last_run(config.cache_dir, summary, run_dir)
-    return RunOutcome(run_dir, summary, rows)
+    return RunOutcome(run_dir, summary, results)
 
 
 def _remember_last_run(cache_dir: Path, summary: dict[str, Any], run_dir: Path) -> None:
@@ -538,8 +537,8 @@ async def dry_run(plan: Plan) -> dict[str, Any]:
 
     try:
         for cell in plan.grid.cells:
-            row = await _run_cell(plan, cell, materials, client, Path("."), estimated)
-            cached_cells += bool(row.get("cache_hit")) or row["reason"].startswith("skipped")
+            result = await _run_cell(plan, cell, materials, client, Path("."), estimated)
+            cached_cells += bool(result.cache_hit) or result.reason.startswith("skipped")
     finally:
         cache_store.close()
         renders.close()
@@ -552,29 +551,6 @@ async def dry_run(plan: Plan) -> dict[str, Any]:
         "calls_needed": uncached_calls,
         "estimated_cost_usd": round(estimate, 4),
     }
-
-
-def load_rows(run_dir: Path, repair: bool = False) -> list[dict[str, Any]]:
-    """Rows of a run. A last line cut short by a crash is dropped (and, with `repair`, cut from the file
-    so appending goes on cleanly)."""
-    path = Path(run_dir) / "results.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(f"no results.jsonl in {run_dir}")
-    rows, good_bytes = [], 0
-    with path.open("rb") as handle:
-        for line in handle:
-            try:
-                if line.endswith(b"\n") and line.strip():
-                    rows.append(json.loads(line))
-                elif line.strip():
-                    break  # an unterminated last line: the write was cut
-            except json.JSONDecodeError:
-                break
-            good_bytes += len(line)
-    if repair and good_bytes < path.stat().st_size:
-        with path.open("r+b") as handle:
-            handle.truncate(good_bytes)
-    return rows
 
 
 __all__ = [

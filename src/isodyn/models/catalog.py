@@ -45,8 +45,8 @@ def describe_model(name: str, api_base: str | None, vision: VisionOverride = "au
     if is_local(name):
         model_id = name.removeprefix(f"{LOCAL_PROVIDER}/")
         if model_id not in LOCAL_MODELS:
-            known = ", ".join(f"{LOCAL_PROVIDER}/{m}" for m in LOCAL_MODELS)
-            raise ModelError(f"unknown local model {name!r}; embedded models: {known}")
+            embedded = ", ".join(f"{LOCAL_PROVIDER}/{m}" for m in LOCAL_MODELS)
+            raise ModelError(f"unknown local model {name!r}; embedded models: {embedded}")
         return ModelInfo(name, LOCAL_PROVIDER, vision == "yes", True)
     litellm = litellm_module()
     try:

@@ -15,7 +15,7 @@ import threading
 import time
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 LOCAL_PROVIDER = "local"
 SMOLLM2_ID = "smollm2-135m"
@@ -72,13 +72,14 @@ class _Engine:
     def chat(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
         plain = [{"role": m["role"], "content": _text_of(m["content"])} for m in messages]
         with self._lock:
-            return self._llama.create_chat_completion(
-                messages=plain,
+            completion = self._llama.create_chat_completion(
+                messages=plain,  # type: ignore[arg-type]  # plain role/content dicts, as the typed messages are
                 temperature=float(params.get("temperature", 0.0)),
                 top_p=float(params.get("top_p", 1.0)),
                 max_tokens=int(params.get("max_tokens", 512)),
                 seed=int(params.get("seed", 0)),
             )
+        return cast(dict[str, Any], completion)  # not streamed: one completion, a dict
 
 
 _engines: dict[str, _Engine] = {}

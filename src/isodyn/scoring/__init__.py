@@ -21,6 +21,7 @@ __all__ = [
     "Tolerance",
     "extract_answer",
     "extract_short_answer",
+    "get_grader",
     "is_correct",
     "json_answer",
     "question_of",

@@ -120,8 +120,9 @@ def _numeric_choice(candidate: str, choices: tuple[str, ...]) -> str | bool | No
     none or several are; False when the options or the candidate are not numbers."""
     if not choices:
         return False
-    values = [parse_number(option) for option in choices]
-    if any(v is None for v in values):
+    parsed = [parse_number(option) for option in choices]
+    values = [v for v in parsed if v is not None]
+    if len(values) < len(parsed):
         return False
     value = parse_number(candidate)
     if value is None:
@@ -156,7 +157,7 @@ def choice_letter(candidate: str, choices: tuple[str, ...]) -> str | None:
         # `B. even` names two different options and is not an answer; `(C), since it is neither` is C.
         return None if named and letter not in named else letter
     numeric = _numeric_choice(candidate, choices)
-    if numeric is not False:
+    if not isinstance(numeric, bool):  # False: the options or the candidate are not numbers
         return numeric
     named = set(letters_mentioned(plain, choices)) | options_named(plain, choices)
     return named.pop() if len(named) == 1 else None
@@ -567,7 +568,8 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
         said = _clock_minutes(candidate)
         if said is None:
             return False
-        if _TIME.match(truth) and not _TIME.match(truth).group(3) and clock < 13 * 60:
+        written = _TIME.match(truth)
+        if written and not written.group(3) and clock < 13 * 60:
             return said % 720 == clock % 720  # a truth without AM/PM (`8:20`) is either half of the day
         return said == clock
     expected, value = parse_number(truth), parse_number(candidate)

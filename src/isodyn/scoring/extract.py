@@ -307,7 +307,8 @@ def _bare(value: str, parsed: float, percent_question: bool) -> str:
 
 def _letter_reading(text: str, choices: tuple[str, ...]) -> OptionReading:
     """Explicit letters in prose (`(B)`, `option B`), a letter after a negation ruled out."""
-    chosen, ruled_out = set(), set()
+    chosen: set[str] = set()
+    ruled_out: set[str] = set()
     for letter in letters_mentioned(text, choices):
         before = text[: text.find(letter)].lower()
         negated = re.search(r"\b(?:not|isn't|never|no)\s*(?:option\s*|choice\s*)?\(?$", before.strip()[-20:])
@@ -355,7 +356,7 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
             return polar
     if len(letters.chosen) > 1 or _LETTER_ALTERNATIVES.search(text):
         return OptionReading(letters.chosen | {"?"}, letters.ruled_out)  # several letters: no single choice
-    written = {choice_letter(f, choices) for f in formulas(text) if len(f.strip()) > 1} - {None}
+    written = {letter for f in formulas(text) if len(f.strip()) > 1 and (letter := choice_letter(f, choices))}
     if letters.chosen and written and written != letters.chosen:
         return OptionReading(letters.chosen | written)  # "[C] $y = 8(x - 3)$" when that is B: both
     opening = _LEADING_LETTER.match(strip_markup(text))
@@ -363,13 +364,14 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
         return OptionReading(frozenset({"?"}))  # "[D] Neither ..." with three options: no such option
     if len(letters.chosen) == 1 and opening:
         rest = strip_markup(text)[opening.end() :]
-        beside = set(read_statement(rest, choices).chosen) | ({choice_letter(rest, choices)} - {None})
+        named = choice_letter(rest, choices)
+        beside = set(read_statement(rest, choices).chosen) | ({named} if named else set())
         if beside - letters.chosen:  # "[C] Circuit 1, not Circuit 2" when C is "neither": a contradiction
-            return OptionReading(frozenset(letters.chosen | beside))  # type: ignore[arg-type]
+            return OptionReading(frozenset(letters.chosen | beside))
     if letters.chosen:
         return letters  # an explicit letter outranks words around it ("the correct option is (B)")
     if len(written) == 1:  # an option written as a formula: "I'd pick $y = 4(x - 3)$"
-        return OptionReading(frozenset(written))  # type: ignore[arg-type]
+        return OptionReading(frozenset(written))
     meaning = read_statement(text, choices)
     return OptionReading(meaning.chosen, meaning.ruled_out | letters.ruled_out)
 

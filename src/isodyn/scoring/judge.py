@@ -35,7 +35,7 @@ def parse_extractor_reply(text: str) -> str | None:
     """The judge's restated answer; None when it found none or its reply is unreadable."""
     found = _last_json(text)
     key = next((k for k in ("final answer", "final_answer") if found and k in found), None)
-    if key is not None:
+    if found is not None and key is not None:
         value = found[key]
         return None if value in (None, "", "null", "none") else str(value).strip()
     return None

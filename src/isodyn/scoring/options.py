@@ -324,7 +324,8 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
         return OptionReading()
     words = tokens(clause)
     signatures = [() if _numeric(option) else option_signature(option) for option in choices]
-    chosen, ruled_out = set(), set()
+    chosen: set[str] = set()
+    ruled_out: set[str] = set()
     found: dict[str, tuple[int, int]] = {}
     for letter, signature in zip(LETTERS, signatures, strict=False):
         span = _find(signature, words)

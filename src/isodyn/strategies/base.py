@@ -28,6 +28,7 @@ import numpy as np
 from isodyn.cache import ModelRequest, Reply
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators.base import SeedProgram
+from isodyn.scoring import DEFAULT_GRADER
 
 Message = dict[str, Any]
 NO_VISION = "model has no vision"
@@ -84,6 +85,7 @@ class CellContext:
     generation: dict[str, Any] = field(default_factory=dict)
     run_dir: Path | None = None
     cache_dir: Path | None = None
+    grader: str = DEFAULT_GRADER  # the run's grader: a vote reads replies as the verdict will
 
     def rng(self, purpose: str) -> np.random.Generator:
         """Randomness for one decision of one cell, reproducible on any machine."""

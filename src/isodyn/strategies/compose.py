@@ -70,11 +70,15 @@ class ComposedStrategy:
         return self.base.modalities
 
     @property
+    def parts(self) -> tuple[Modifier | Strategy, ...]:
+        return (*self.modifiers, self.base)
+
+    @property
     def memoizable(self) -> bool:
-        return all(part.memoizable for part in (*self.modifiers, self.base))
+        return all(part.memoizable for part in self.parts)
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
-        for part in (*self.modifiers, self.base):
+        for part in self.parts:
             reason = part.skip_reason(variant, modality, ctx)
             if reason:
                 return reason

@@ -27,7 +27,7 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,7 @@ INSTRUCTIONS = (
 INSTALL_HINT = "dspy strategy needs: pip install -e '.[dspy]'"
 TRAIN_STEP = "dspy-optimize"
 
-Call = Callable[[list[Message]], Awaitable[Reply]]
+Call = Callable[[list[Message]], Coroutine[Any, Any, Reply]]
 
 
 def _dspy() -> Any:
@@ -281,7 +281,10 @@ class DSPyOptimized(Strategy):
             dspy_demos=prepared.meta["demos"],
             dspy_train=prepared.meta["train"],
         )
-        engine = _AsyncEngine(lambda messages: ask(messages, "answer"))
+        async def answer(messages: list[Message]) -> Reply:
+            return await ask(messages, "answer")
+
+        engine = _AsyncEngine(answer)
         # dspy.LM insists on a sync engine next to the async one; this one is never used.
         lm = _lm(ctx.solver.name, _SyncEngine(engine.call, asyncio.get_running_loop()), engine)
         try:
@@ -358,7 +361,7 @@ class DSPyOptimized(Strategy):
             if not cached.is_file():
                 complete = ctx.complete
 
-                def call(messages: list[Message]) -> Awaitable[Reply]:
+                async def call(messages: list[Message]) -> Reply:
                     request = ModelRequest(
                         model=model,
                         messages=messages,
@@ -368,7 +371,7 @@ class DSPyOptimized(Strategy):
                         step=TRAIN_STEP,
                         sample=0,
                     )
-                    return complete(request)
+                    return await complete(request)
 
                 engine = _SyncEngine(call, asyncio.get_running_loop())
                 program = await asyncio.to_thread(_optimize, model, engine, examples)

@@ -17,7 +17,7 @@ from isodyn.cache import Reply
 from isodyn.core import AnswerType, Modality, Representation, Variant
 from isodyn.generators.base import format_choices, letter
 from isodyn.prompts import render_template
-from isodyn.scoring import extract_answer
+from isodyn.scoring import score_reply
 from isodyn.scoring.keys import answer_key
 from isodyn.strategies.base import Ask, CellContext, Inner, Message, Modifier
 
@@ -47,9 +47,9 @@ def vote_key(answer: str | None, variant: Variant) -> str | None:
     return answer_key(answer, variant.answer_type, variant.choices)
 
 
-def _extracted(reply: str, variant: Variant) -> str | None:
-    percent = variant.params.get("answer_unit") == "%"
-    return extract_answer(reply, variant.answer_type, variant.choices, variant.question, percent).answer
+def _extracted(reply: str, variant: Variant, grader: str) -> str | None:
+    """The answer the run's grader reads in a reply: the vote and the verdict read it alike."""
+    return score_reply(reply, variant, grader=grader).extracted
 
 
 def majority(keys: list[str | None]) -> int:
@@ -87,8 +87,7 @@ class SelfConsistency(Modifier):
 
         replies = await asyncio.gather(*(inner(variant, representation, sampled(i)) for i in range(self.k)))
         scored = ctx.scored_variant or variant
-        # the same extraction as grading, so the vote and the verdict read a reply alike
-        keys = [vote_key(_extracted(r.text, scored), scored) for r in replies]
+        keys = [vote_key(_extracted(r.text, scored, ctx.grader), scored) for r in replies]
         winner = majority(keys)
         ctx.notes["votes"] = keys
         ctx.notes["vote_winner"] = winner

@@ -66,7 +66,8 @@ class OpenAIStub:
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        name = host.decode() if isinstance(host, bytes) else host
+        return f"http://{name}:{port}/v1"
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         stub = self

@@ -18,12 +18,12 @@ def stock_matplotlib() -> Iterator[None]:
     Worker processes forked inside inherit this. The pixels must not change (tests compare them).
     """
     saved = images.DrawingAxes._init_axis, images.SharedRendererCanvas.get_renderer, images.blank_axes
-    images.DrawingAxes._init_axis = Axes._init_axis  # type: ignore[method-assign]
+    images.DrawingAxes._init_axis = Axes._init_axis  # type: ignore[attr-defined,method-assign]
     images.SharedRendererCanvas.get_renderer = FigureCanvasAgg.get_renderer  # type: ignore[method-assign]
     images.blank_axes = lambda size, dpi, rect: images.add_axes(images.new_figure(size, dpi), rect)
     images._blank_figure.cache_clear()  # templates were pickled with the one-tick axes
     try:
         yield
     finally:
-        images.DrawingAxes._init_axis, images.SharedRendererCanvas.get_renderer, images.blank_axes = saved
+        images.DrawingAxes._init_axis, images.SharedRendererCanvas.get_renderer, images.blank_axes = saved  # type: ignore[method-assign]
         images._blank_figure.cache_clear()

@@ -1,0 +1,262 @@
+"""The cell record: one typed, self-sufficient result per grid cell, and the one reader of a run.
+
+`CellResult` holds everything needed to read, re-grade, judge and show a cell without any seed
+registry: the cell's identity, the question as shown with its structured choices, the truth and how
+it is compared, the transcript of calls, the extraction and verdict, and what the cell cost. A line
+of `results.jsonl` is its serialization (`to_row`), written once by the runner; `read_results` reads
+a run back, migrating rows written before the record had a schema version.
+
+A frozen dataclass rather than a pydantic or msgspec model: the record needs no validation beyond
+its own reader, the standard library keeps it dependency-free, and orjson writes dataclasses
+natively, so the hot path of a cached rerun (a few hundred thousand rows) stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from isodyn.core import AnswerType
+from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance
+
+SCHEMA_VERSION = 2  # 1: rows before the record (no `schema` key); 2: CellResult
+GRADED = ("ok", "extraction_failed")  # reasons of a cell whose reply was graded
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Call:
+    """One model call of a cell, in call order: the request (images replaced by their hashes) and,
+    once it returned, the reply, its cache key and what it cost. A call that failed has no reply."""
+
+    step: str
+    model: str
+    sample: int = 0
+    messages: Sequence[dict[str, Any]] = ()
+    key: str | None = None
+    cache_hit: bool | None = None
+    response: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    @property
+    def returned(self) -> bool:
+        return self.key is not None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {
+            "step": self.step,
+            "model": self.model,
+            "sample": self.sample,
+            "messages": list(self.messages),
+        }
+        if self.returned:
+            data.update(key=self.key, cache_hit=self.cache_hit, response=self.response,
+                        prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens,
+                        cost_usd=self.cost_usd, latency_s=self.latency_s)  # fmt: skip
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Call:
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known and v is not None}
+        return cls(**{"step": "answer", "model": "", **values})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CellResult:
+    """One cell of the grid, as run and graded."""
+
+    # identity: which cell this is
+    model: str
+    strategy: str
+    modality: str
+    seed_id: str
+    variant: int
+    repeat: int = 0
+    # the question as shown and how its answer is compared
+    topic: str = ""
+    level: str = ""
+    answer_type: str = AnswerType.TEXT.value
+    question: str = ""
+    choices: tuple[str, ...] = ()  # in the order shown (a permuting strategy records its order in notes)
+    truth: str = ""
+    percent_question: bool = False
+    abs_tol: float = Tolerance().absolute
+    rel_tol: float = Tolerance().relative
+    solution: str = ""  # the reference solution, for process evaluation; empty when none is known
+    variation_types: tuple[str, ...] = ()
+    # the outcome: reason is "ok" or "extraction_failed" (graded), "skipped: ..." or "error:..."
+    reason: str = "ok"
+    correct: bool | None = None
+    extracted: str | None = None
+    method: str | None = None
+    ambiguity: str | None = None
+    grader: str | None = None
+    response: str | None = None  # the final reply that was graded
+    error: str | None = None
+    judge_extract: dict[str, Any] | None = None  # the judge's reading, when a judge was asked
+    # how it ran
+    transcript: tuple[Call, ...] = ()
+    notes: dict[str, Any] = field(default_factory=dict)
+    cache_hit: bool | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    schema: int = SCHEMA_VERSION
+
+    @property
+    def cell(self) -> tuple[str, str, str, str, int, int]:
+        return (self.model, self.strategy, self.modality, self.seed_id, self.variant, self.repeat)
+
+    @property
+    def graded(self) -> bool:
+        return self.reason in GRADED
+
+    @property
+    def tolerance(self) -> Tolerance:
+        return Tolerance(self.abs_tol, self.rel_tol)
+
+    def asked(self, tolerance: Tolerance | None = None) -> Question:
+        """What the graders need: the truth, its type, the options and the question as shown."""
+        return Question(
+            self.truth, AnswerType(self.answer_type), self.choices, self.question, self.percent_question,
+            tolerance or self.tolerance,
+        )  # fmt: skip
+
+    def graded_by(self, score: Score, tolerance: Tolerance | None = None) -> CellResult:
+        """This cell with a new verdict (the reply, transcript and cost stay)."""
+        tol = tolerance or self.tolerance
+        return replace(
+            self, extracted=score.extracted, correct=score.correct, reason=score.reason, method=score.method,
+            ambiguity=score.ambiguity, grader=score.grader, abs_tol=tol.absolute, rel_tol=tol.relative,
+        )  # fmt: skip
+
+    def to_row(self) -> dict[str, Any]:
+        """The results.jsonl form: flat, JSON-ready; optional parts absent when empty."""
+        row = {f.name: getattr(self, f.name) for f in fields(self)}
+        row["choices"] = list(self.choices)
+        row["variation_types"] = list(self.variation_types)
+        row["transcript"] = [call.to_json() for call in self.transcript]
+        for optional in ("error", "judge_extract"):
+            if row[optional] is None:
+                del row[optional]
+        return row
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> CellResult:
+        """A results.jsonl row of any schema version (older rows are migrated, see `migrate`)."""
+        data = migrate(row)
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["choices"] = tuple(str(c) for c in values.get("choices") or ())
+        values["variation_types"] = tuple(values.get("variation_types") or ())
+        values["transcript"] = tuple(Call.from_json(t) for t in values.get("transcript") or ())
+        values["notes"] = dict(values.get("notes") or {})
+        return cls(**values)
+
+
+def migrate(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of an older schema brought to the current one (pure). Version 1 rows (before the
+    record) may lack the question (taken from the last user message of the transcript), the grading
+    method and ambiguity, the grader and the tolerance; their missing counts were never written."""
+    if row.get("schema", 1) >= SCHEMA_VERSION:
+        return row
+    data = {k: v for k, v in row.items() if v is not None or k in ("correct", "extracted", "response")}
+    data.setdefault("question", _asked_in_transcript(row.get("transcript") or ()))
+    if data.get("reason") in GRADED:
+        data.setdefault("grader", DEFAULT_GRADER)
+        failed = data.get("reason") != "ok" and data.get("extracted") is None
+        data.setdefault("ambiguity", "none found" if failed else "clear")
+    for count in ("prompt_tokens", "completion_tokens"):
+        data[count] = int(data.get(count) or 0)
+    data["cost_usd"] = float(data.get("cost_usd") or 0.0)
+    data["schema"] = SCHEMA_VERSION
+    return data
+
+
+def _asked_in_transcript(transcript: Iterable[dict[str, Any]]) -> str:
+    """The text of the last user message of a transcript (what a version-1 row was asked)."""
+    for call in reversed(list(transcript)):
+        for message in reversed(call.get("messages") or []):
+            if message.get("role") == "user":
+                content = message.get("content")
+                if isinstance(content, str):
+                    return content
+                return "\n".join(p.get("text", "") for p in content or () if isinstance(p, dict))
+    return ""
+
+
+def load_rows(run_dir: Path, repair: bool = False) -> list[dict[str, Any]]:
+    """The raw rows of a run's results.jsonl. A last line cut short by a crash is dropped (and, with
+    `repair`, cut from the file so appending goes on cleanly)."""
+    path = Path(run_dir) / "results.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"no results.jsonl in {run_dir}")
+    rows, good_bytes = [], 0
+    with path.open("rb") as handle:
+        for line in handle:
+            try:
+                if line.endswith(b"\n") and line.strip():
+                    rows.append(json.loads(line))
+                elif line.strip():
+                    break  # an unterminated last line: the write was cut
+            except json.JSONDecodeError:
+                break
+            good_bytes += len(line)
+    if repair and good_bytes < path.stat().st_size:
+        with path.open("r+b") as handle:
+            handle.truncate(good_bytes)
+    return rows
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory read back: its results and what was saved beside them."""
+
+    directory: Path
+    results: list[CellResult]
+    config: dict[str, Any]
+    summary: dict[str, Any] | None
+
+
+def read_results(run_dir: Path, repair: bool = False) -> Run:
+    """The one reader of a run directory, used by every command that reads results."""
+    run_dir = Path(run_dir)
+    results = [CellResult.from_row(row) for row in load_rows(run_dir, repair)]
+    return Run(
+        run_dir, results, _read_json(run_dir / "config.json") or {}, _read_json(run_dir / "summary.json")
+    )
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def results_frame(results: Sequence[CellResult]) -> Any:
+    """The results as one table (a pandas DataFrame, one line per cell) for the analysis layer."""
+    import pandas as pd
+
+    return pd.DataFrame([result.to_row() for result in results])
+
+
+def write_results(path: Path, results: Iterable[CellResult]) -> None:
+    with path.open("wb") as handle:
+        for result in results:
+            handle.write(result_line(result))
+
+
+def result_line(result: CellResult) -> bytes:
+    """A results.jsonl line (UTF-8 JSON and a newline); orjson is several times faster than json."""
+    import orjson
+
+    row = result.to_row()
+    try:
+        return orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # a value orjson does not take (an integer beyond 64 bits): the slow way
+        return (json.dumps(row, ensure_ascii=False) + "\n").encode()
