@@ -567,8 +567,11 @@ DYNAMATH_TOPIC_SHARE = {
 
 
 @app.command("list")
-def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> None:
-    """Describe the strategies (source, calls per cell, modalities) or the seed programs."""
+def list_(
+    what: Annotated[str, typer.Argument(help="strategies, seeds, graders or metrics")],
+) -> None:
+    """Describe the strategies (source, calls per cell, modalities), the seed programs, the graders
+    or the report's metric sections: each list is read from its registry."""
     if what == "strategies":
         from isodyn.strategies import BASES, MODIFIERS
 
@@ -583,9 +586,6 @@ def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> N
             modifiers.add_column(column, overflow="fold")
         for name, modifier in sorted(MODIFIERS.items()):
             modifiers.add_row(name, modifier.summary, modifier.source, modifier.calls_per_cell)
-        from isodyn.strategies.modifiers import SelfConsistency
-
-        modifiers.add_row("sc@k", SelfConsistency.summary, SelfConsistency.source, "k x the base")
         Console().print(table, modifiers)
     elif what in ("seeds", "generators"):
         from collections import Counter
@@ -624,8 +624,24 @@ def list_(what: Annotated[str, typer.Argument(help="strategies or seeds")]) -> N
             reference = f"{DYNAMATH_TOPIC_SHARE[topic]:.1f}%" if topic in DYNAMATH_TOPIC_SHARE else "–"
             topics.add_row(topic, str(count), share, reference)
         Console().print(table, topics)
+    elif what in ("graders", "metrics"):
+        _list_registry(what)
     else:
-        raise fail(f"cannot list {what!r}; valid: strategies, seeds, generators")
+        raise fail(f"cannot list {what!r}; valid: strategies, seeds, generators, graders, metrics")
+
+
+def _list_registry(what: str) -> None:
+    """A registry's entries with the first line of each one's docstring."""
+    from isodyn.analysis.sections import SECTIONS
+    from isodyn.scoring import GRADERS
+
+    registry: dict[str, Any] = GRADERS if what == "graders" else SECTIONS
+    table = Table(title="Graders (grader=NAME)" if what == "graders" else "Report metric sections, in order")
+    for column in ("name", "what it does"):
+        table.add_column(column, overflow="fold")
+    for name, entry in registry.items():
+        table.add_row(name, (entry.__doc__ or "").strip().splitlines()[0] if entry.__doc__ else "")
+    _stdout_console().print(table)
 
 
 def main() -> None:

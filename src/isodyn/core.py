@@ -49,10 +49,39 @@ class Level(_Label):
 
 
 class Modality(_Label):
+    """A representation of a variant. What each one is lives in `MODALITY_FACTS` (data, not branches
+    across modules): a fifth representation is a member here, a line there, and the seeds'
+    renderers for it."""
+
     IMAGE = "image"
     LATEX = "latex"
     CODE = "code"
     STORY = "story"
+
+    @property
+    def visual(self) -> bool:
+        """Shown as a picture (needs a vision model) rather than as text."""
+        return MODALITY_FACTS[self].visual
+
+    @property
+    def label(self) -> str:
+        """How a prompt names the representation ("the LaTeX representation")."""
+        return MODALITY_FACTS[self].label
+
+
+@dataclass(frozen=True)
+class ModalityFacts:
+    visual: bool
+    label: str
+
+
+MODALITY_FACTS = {
+    Modality.IMAGE: ModalityFacts(visual=True, label="image"),
+    Modality.LATEX: ModalityFacts(visual=False, label="LaTeX"),
+    Modality.CODE: ModalityFacts(visual=False, label="code"),
+    Modality.STORY: ModalityFacts(visual=False, label="story"),
+}
+TEXT_MODALITIES = tuple(m for m in Modality if not m.visual)
 
 
 class VariationType(_Label):

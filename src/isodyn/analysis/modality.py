@@ -11,8 +11,11 @@ import math
 
 import pandas as pd
 
+from isodyn import core
+
 ITEM = ["seed_id", "variant", "repeat"]
-TEXT_MODALITIES = ("latex", "code", "story")
+TEXT_MODALITIES = tuple(m.value for m in core.TEXT_MODALITIES)
+IMAGE_MODALITIES = tuple(m.value for m in core.Modality if m.visual)
 
 
 def _paired_accuracy(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float, int]:
@@ -27,7 +30,7 @@ def modality_gap(graded: pd.DataFrame, strategy: str = "zeroshot") -> pd.DataFra
     records = []
     frame = graded[graded["strategy"] == strategy]
     for (model, task), group in frame.groupby(["model", "seed_id"]):
-        image = group[group["modality"] == "image"]
+        image = group[group["modality"].isin(IMAGE_MODALITIES)]
         if image.empty:
             continue
         record: dict[str, object] = {"model": model, "task": task}

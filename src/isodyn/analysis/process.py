@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from isodyn.analysis.report import markdown_table
+from isodyn.analysis.markdown import markdown_table
 from isodyn.scoring.judge import ERROR_TYPES
 
 UNREADABLE = "unreadable_judgement"

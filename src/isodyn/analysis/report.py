@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -18,60 +17,13 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from isodyn.analysis import plots
-from isodyn.analysis.consistency import (
-    accuracy_over_repeats,
-    circular_consistency,
-    consistent_failures,
-    memorization,
-    repetition_consistency,
-)
-from isodyn.analysis.grading import ambiguous_examples, grader_sensitivity, verdict_paths
-from isodyn.analysis.metrics import GROUP, Bootstrap, graded_cells, robustness_table
-from isodyn.analysis.modality import modality_gap
-from isodyn.analysis.tables import dynamath_table, format_value, isobench_layout, overview_table
+from isodyn.analysis.grading import ambiguous_examples
+from isodyn.analysis.markdown import markdown_table
+from isodyn.analysis.metrics import Bootstrap, graded_cells
+from isodyn.analysis.sections import SECTIONS, ReportInputs
 from isodyn.results import CellResult, results_frame
 
 WRONG_SAMPLES = 5
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return "–" if math.isnan(value) else f"{value:.3f}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def markdown_table(table: pd.DataFrame) -> str:
-    if table.empty:
-        return "_(nothing to show)_"
-    lines = [
-        "| " + " | ".join(map(str, table.columns)) + " |",
-        "| " + " | ".join("---" for _ in table.columns) + " |",
-    ]
-    for record in table.to_dict("records"):
-        lines.append("| " + " | ".join(_cell(record[c]) for c in table.columns) + " |")
-    return "\n".join(lines)
-
-
-def consistency_table(frame: pd.DataFrame) -> pd.DataFrame:
-    records = []
-    for key, group in graded_cells(frame).groupby(GROUP, sort=True):
-        spread = accuracy_over_repeats(group)
-        memo = memorization(group)
-        circular = circular_consistency(group)
-        failures = consistent_failures(group)
-        records.append(
-            {
-                **dict(zip(GROUP, key, strict=True)),
-                "repeats": spread["repeats"],
-                "RC": format_value(repetition_consistency(group)),
-                "A_avg sd (pp)": "–" if math.isnan(spread["A_avg_sd_pp"]) else f"{spread['A_avg_sd_pp']:.2f}",
-                "consistent failures": "–" if failures is None else str(failures),
-                "memorized seeds": f"{memo['memorized_seeds']} / {memo['eligible_seeds']}",
-                "circular consistency": format_value(circular["circular_consistency"]),
-            }
-        )
-    return pd.DataFrame.from_records(records)
 
 
 @dataclass
@@ -142,65 +94,16 @@ def build_report(
     bootstrap: Bootstrap = Bootstrap(),  # noqa: B008 - immutable
     process: list[dict[str, Any]] | None = None,
 ) -> ReportContent:
+    """The report of a run: every registered metric section (`analysis.sections`), in order."""
     frame = results_frame(results)
-    graded = graded_cells(frame)
-    percent_note = (
-        "in %, with 95% cluster-bootstrap intervals over seeds"
-        if bootstrap.level == 0.95
-        else (f"in %, with {bootstrap.level:.0%} cluster-bootstrap intervals over seeds")
-    )
-    tables = [
-        ("Overview", f"A_avg, A_wst {percent_note}; RR = A_wst / A_avg.", overview_table(frame, bootstrap)),
-        ("Average-case accuracy A_avg (DynaMath Table 2)", f"A_avg {percent_note}.",
-         dynamath_table(frame, "A_avg", bootstrap)),
-        ("Worst-case accuracy A_wst (DynaMath Table 3)", "A seed counts only if every variant is right.",
-         dynamath_table(frame, "A_wst", bootstrap)),
-        ("Reasoning robustness RR (DynaMath Table 7)", "RR = A_wst / A_avg.",
-         dynamath_table(frame, "RR", bootstrap)),
-    ]  # fmt: skip
-    iso = isobench_layout(frame)
-    if not iso.empty:
-        tables.append(("IsoBench layout (Tables 1 and 6)", "Accuracy in % per task and representation; "
-                       "gap = best text - image on the same items.", iso))  # fmt: skip
-    if not graded.empty and "variation_types" in graded:
-        by_variation = graded.explode("variation_types").dropna(subset=["variation_types"])
-        if not by_variation.empty:
-            table = robustness_table(by_variation, [*GROUP, "variation_types"], bootstrap)
-            shown = table[[*GROUP, "variation_types", "graded"]].rename(
-                columns={"variation_types": "variation"}
-            )
-            for metric in ("A_avg", "A_wst", "RR"):
-                shown[metric] = [
-                    format_value(r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR")
-                    for r in table.to_dict("records")
-                ]
-            caption = "A seed counts under every variation type it exercises (DynaMath Section 3.2)."
-            tables.append(("By variation type", caption, shown))
-    if not graded.empty:
-        caption = ("RC: DynaMath Eq. 3 over repeats; sd of A_avg over repeats (H.7); "
-                   "memorized: one answer for variants with different truths.")  # fmt: skip
-        tables.append(("Consistency", caption, consistency_table(frame)))
+    inputs = ReportInputs(results, frame, graded_cells(frame), bootstrap, process)
+    tables: list[tuple[str, str, pd.DataFrame]] = []
     figures: dict[str, tuple[str, bytes]] = {}
-    if not graded.empty:
-        by_topic = robustness_table(graded, [*GROUP, "topic"], bootstrap)
-        figures["accuracy_by_topic"] = ("A_avg per topic with intervals", plots.accuracy_by_topic(by_topic))
-        figures["rr"] = ("Reasoning robustness per model, strategy and modality",
-                         plots.rr_by_series(robustness_table(graded, GROUP, bootstrap)))  # fmt: skip
-        figures["correct_variants"] = ("Distribution of correct variants per seed",
-                                       plots.correct_variants_per_seed(graded))  # fmt: skip
-        gaps = modality_gap(graded)
-        if not gaps.empty:
-            figures["modality_gap"] = ("Modality gap per task", plots.modality_gaps(gaps))
-    tables.extend(_grading_tables(frame, results))
-    if process:
-        from isodyn.analysis.process import error_distribution
-
-        distribution = error_distribution(process, GROUP)
-        figures["error_types"] = (
-            "First-error types (process evaluation)",
-            plots.error_types(distribution, GROUP),
-        )
-        tables.append(("Process evaluation", "First wrong step by error type (MM-MATH 3.3).", distribution))
+    for section in SECTIONS.values():
+        found = section(inputs)
+        tables.extend(found.tables)
+        figures.update(found.figures)
+    graded = inputs.graded
     return ReportContent(
         title=f"isodyn run {run_name}",
         facts=_facts(summary, config),
@@ -209,29 +112,6 @@ def build_report(
         wrong_samples=_wrong_samples(graded, bootstrap.seed) if not graded.empty else [],
         ambiguous_examples=ambiguous_examples(frame, bootstrap.seed) if not graded.empty else [],
     )
-
-
-def _grading_tables(
-    frame: pd.DataFrame, results: Sequence[CellResult]
-) -> list[tuple[str, str, pd.DataFrame]]:
-    """How verdicts were reached, and each headline number under every grader."""
-    out = []
-    paths = verdict_paths(frame)
-    if not paths.empty:
-        caption = (
-            "Share of graded replies (%) by where the answer was found (method) and how certain the "
-            "reading was (ambiguity); `exp rescore RUN judge=MODEL` sends the uncertain ones to a judge."
-        )
-        out.append(("How verdicts were reached", caption, paths))
-    sensitivity = grader_sensitivity(results)
-    if not sensitivity.empty:
-        caption = (
-            "Every headline number re-graded from the saved replies by each grader (A in %, RR as a "
-            "ratio, gap in percentage points); spread = highest - lowest. A large spread means the "
-            "number depends on how answers are read, not only on the model."
-        )
-        out.append(("Grader sensitivity", caption, sensitivity))
-    return out
 
 
 @cache

@@ -381,6 +381,11 @@ def _reply_fields(reply: Reply) -> dict[str, Any]:
     }
 
 
+def cell_of(row: dict[str, Any]) -> tuple:
+    """A results.jsonl row's cell (as `CellResult.cell`)."""
+    return (row["model"], row["strategy"], row["modality"], row["seed_id"], row["variant"], row["repeat"])
+
+
 def _cell_key(cell: Cell) -> tuple:
     return (cell.model, cell.strategy, cell.modality.value, cell.seed_id, cell.variant, cell.repeat)
 

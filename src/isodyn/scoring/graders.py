@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from isodyn.core import AnswerType
+from isodyn.registry import Registry
 from isodyn.scoring.compare import Tolerance, is_correct
 from isodyn.scoring.extract import CLEAR, NONE_FOUND, UNREADABLE, Extraction, extract_answer, last_boxed
 from isodyn.scoring.json_answer import strict_json_answer
@@ -63,23 +64,12 @@ class Score:
 
 
 Grader = Callable[[object, Question], Score]
-GRADERS: dict[str, Grader] = {}
-
-
-def grader(name: str) -> Callable[[Grader], Grader]:
-    """Register a grader under `name` (what `grader=` accepts)."""
-
-    def register(function: Grader) -> Grader:
-        GRADERS[name] = function
-        return function
-
-    return register
+GRADERS: Registry[Grader] = Registry("grader")
+grader = GRADERS.register  # `@grader("name")`: what `grader=` accepts
 
 
 def get_grader(name: str) -> Grader:
-    if name not in GRADERS:
-        raise KeyError(f"unknown grader {name!r}; valid: {', '.join(GRADERS)}")
-    return GRADERS[name]
+    return GRADERS.get_named(name)
 
 
 def _compared(extraction: Extraction, question: Question, name: str) -> Score:
@@ -103,6 +93,7 @@ def _compared(extraction: Extraction, question: Question, name: str) -> Score:
 
 @grader("isodyn")
 def isodyn_grader(reply: object, question: Question) -> Score:
+    """The default: the full extraction cascade (JSON, box, answer lines, bare lines, statements)."""
     asked = question
     extraction = extract_answer(
         reply, asked.answer_type, asked.choices, asked.text, asked.percent_question, asked.truth
@@ -112,6 +103,7 @@ def isodyn_grader(reply: object, question: Question) -> Score:
 
 @grader("strict-json")
 def strict_json_grader(reply: object, question: Question) -> Score:
+    """The requested JSON `short answer` only, as written (no repair, no fallback)."""
     answer = strict_json_answer(bounded(reply))
     found = Extraction(answer, "json") if answer is not None else Extraction.nothing()
     return _compared(found, question, "strict-json")
@@ -119,6 +111,7 @@ def strict_json_grader(reply: object, question: Question) -> Score:
 
 @grader("mmmath")
 def mmmath_grader(reply: object, question: Question) -> Score:
+    """MM-MATH's outcome rule: the last \\boxed{} answer, compared by SymPy, intervals and units."""
     answer = last_boxed(bounded(reply))
     found = Extraction(answer, "boxed") if answer is not None else Extraction.nothing()
     return _compared(found, question, "mmmath")
@@ -161,6 +154,7 @@ def _dynamath_letter(answer: str) -> str | None:
 
 @grader("dynamath")
 def dynamath_grader(reply: object, question: Question) -> Score:
+    """DynaMath's published rule: the JSON short answer, absolute tolerance 0.001, no fallback."""
     text = bounded(reply)
     short = _dynamath_short_answer(text)
     method = "json" if short is not None else "whole_reply"

@@ -1,16 +1,19 @@
 """Strategies: small objects that turn a variant into model calls, composable with `+`."""
 
 from isodyn.strategies import dspy_strategy  # noqa: F401  (registers the "dspy" base strategy)
-from isodyn.strategies.base import Ask, CellContext, Materials, ModelFacts, Modifier, Strategy
-from isodyn.strategies.compose import (
+from isodyn.strategies.base import (
     BASES,
     MODIFIERS,
-    ComposedStrategy,
-    StrategyError,
-    parse_strategy,
+    Ask,
+    CellContext,
+    Materials,
+    ModelFacts,
+    Modifier,
+    Strategy,
     register_base,
-    valid_names,
+    register_modifier,
 )
+from isodyn.strategies.compose import ComposedStrategy, StrategyError, parse_strategy, valid_names
 
 __all__ = [
     "BASES",
@@ -25,5 +28,6 @@ __all__ = [
     "StrategyError",
     "parse_strategy",
     "register_base",
+    "register_modifier",
     "valid_names",
 ]

@@ -28,6 +28,7 @@ import numpy as np
 from isodyn.cache import ModelRequest, Reply
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators.base import SeedProgram
+from isodyn.registry import Registry
 from isodyn.scoring import DEFAULT_GRADER
 
 Message = dict[str, Any]
@@ -110,7 +111,7 @@ class Strategy(ABC):
         if self.modalities is not None and modality not in self.modalities:
             allowed = ", ".join(sorted(m.value for m in self.modalities))
             return f"{self.name} runs only on {allowed} cells"
-        if modality is Modality.IMAGE and not ctx.solver.vision:
+        if modality.visual and not ctx.solver.vision:
             return NO_VISION
         return None
 
@@ -132,6 +133,18 @@ class Modifier(ABC):
     source: ClassVar[str]
     calls_per_cell: ClassVar[str] = "same as the base"
     memoizable: ClassVar[bool] = True
+    # Modifiers nest in this order whatever order they are typed in (lower: further out).
+    nesting: ClassVar[int]
+
+    @classmethod
+    def from_spec(cls, part: str) -> Modifier | None:
+        """This modifier, when one `+`-part of a strategy spec names it (sc@k overrides: it takes k)."""
+        return cls() if part == cls.name else None
+
+    @property
+    def label(self) -> str:
+        """The modifier as a spec names it."""
+        return self.name
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         return None
@@ -140,6 +153,20 @@ class Modifier(ABC):
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext, inner: Inner
     ) -> Reply: ...
+
+
+BASES: Registry[type[Strategy]] = Registry("strategy")
+MODIFIERS: Registry[type[Modifier]] = Registry("modifier")
+
+
+def register_base(cls: type[Strategy]) -> type[Strategy]:
+    """Class decorator: a base strategy, named in specs by its `name`."""
+    return BASES.register(cls.name)(cls)
+
+
+def register_modifier(cls: type[Modifier]) -> type[Modifier]:
+    """Class decorator: a modifier, named in specs by its `name` (or its `from_spec`)."""
+    return MODIFIERS.register(cls.name)(cls)
 
 
 @lru_cache(maxsize=4096)

@@ -7,53 +7,35 @@ permute (outermost: it changes the question) > sc@k (samples the rest) > antimem
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from isodyn.cache import Reply
 from isodyn.core import Modality, Representation, Variant
-from isodyn.strategies.base import Ask, CellContext, Modifier, Strategy
-from isodyn.strategies.fewshot import ChainOfThought3, SelfDemo, VariantDemo
-from isodyn.strategies.iso import IsoCombination, IsoScratchPad
-from isodyn.strategies.modifiers import AntiMemorization, Permute, SelfConsistency
-from isodyn.strategies.zeroshot import ZeroShot
 
-BASES: dict[str, type[Strategy]] = {
-    cls.name: cls for cls in (ZeroShot, ChainOfThought3, VariantDemo, SelfDemo, IsoScratchPad, IsoCombination)
-}
-MODIFIERS: dict[str, type[Modifier]] = {cls.name: cls for cls in (AntiMemorization, Permute)}
-_ORDER = {"permute": 0, "sc": 1, "antimem": 2}
-_SC = re.compile(r"^sc@(\d+)$")
+# importing the strategy modules registers their strategies and modifiers
+from isodyn.strategies import fewshot, iso, zeroshot  # noqa: F401
+from isodyn.strategies import modifiers as _modifiers  # noqa: F401
+from isodyn.strategies.base import BASES, MODIFIERS, Ask, CellContext, Modifier, Strategy
+from isodyn.strategies.zeroshot import ZeroShot
 
 
 class StrategyError(ValueError):
     """A spec that cannot be run; the message is one line naming the valid choices."""
 
 
-def register_base(cls: type[Strategy]) -> type[Strategy]:
-    """Add a base strategy (used by optional strategies such as `dspy`)."""
-    BASES[cls.name] = cls
-    return cls
-
-
 def valid_names() -> str:
-    return ", ".join([*sorted(BASES), *sorted(MODIFIERS), "sc@k"])
+    return ", ".join([*sorted(BASES), *sorted(MODIFIERS)])
 
 
 def _modifier(part: str) -> Modifier | None:
-    if part in MODIFIERS:
-        return MODIFIERS[part]()
-    match = _SC.match(part)
-    if match:
-        k = int(match.group(1))
-        if k < 2:
-            raise StrategyError(f"{part}: self-consistency needs k >= 2")
-        return SelfConsistency(k)
+    for kind in MODIFIERS.values():
+        try:
+            found = kind.from_spec(part)
+        except ValueError as exc:
+            raise StrategyError(str(exc)) from None
+        if found is not None:
+            return found
     return None
-
-
-def _label(modifier: Modifier) -> str:
-    return getattr(modifier, "label", modifier.name)
 
 
 @dataclass(frozen=True)
@@ -63,7 +45,7 @@ class ComposedStrategy:
 
     @property
     def name(self) -> str:
-        return "+".join([*(_label(m) for m in self.modifiers), self.base.name])
+        return "+".join([*(m.label for m in self.modifiers), self.base.name])
 
     @property
     def modalities(self) -> frozenset[Modality] | None:
@@ -118,5 +100,5 @@ def parse_strategy(spec: str) -> ComposedStrategy:
     repeated = {k for k in kinds if kinds.count(k) > 1}
     if repeated:
         raise StrategyError(f"{spec!r} names {repeated.pop()} twice")
-    modifiers.sort(key=lambda m: _ORDER[m.name.split("@")[0]])
+    modifiers.sort(key=lambda m: m.nesting)
     return ComposedStrategy(tuple(modifiers), bases[0] if bases else ZeroShot())

@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.cache import ModelRequest, Reply
-from isodyn.core import Modality, Representation, Variant
+from isodyn.core import TEXT_MODALITIES, Representation, Variant
 from isodyn.models.catalog import is_local
 from isodyn.scoring import is_correct
-from isodyn.strategies.base import Ask, CellContext, Message, Strategy
-from isodyn.strategies.compose import StrategyError, register_base
+from isodyn.strategies.base import Ask, CellContext, Message, Strategy, register_base
+from isodyn.strategies.compose import StrategyError
 from isodyn.strategies.zeroshot import answer_instruction
 
 TRAIN_INDEX_START = 2_000_000
@@ -260,7 +260,7 @@ class DSPyOptimized(Strategy):
     source = "DSPy BootstrapFewShot (Khattab et al. 2023)"
     calls_per_cell = "1 (plus a one-time optimization per model)"
     memoizable = False  # it builds and saves its program in the run directory
-    modalities = frozenset({Modality.LATEX, Modality.CODE, Modality.STORY})
+    modalities = frozenset(TEXT_MODALITIES)
 
     def __init__(self) -> None:
         # Instantiated when the plan is checked: a missing dspy fails there, before anything runs.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from isodyn.cache import Reply
 from isodyn.core import AnswerType, Modality, Representation, Variant
 from isodyn.prompts import render_template
-from isodyn.strategies.base import Ask, CellContext, Strategy, user_message
+from isodyn.strategies.base import Ask, CellContext, Strategy, register_base, user_message
 from isodyn.strategies.zeroshot import answer_instruction, images_of
 
 DEMO_INDEX_START = 1_000_000
@@ -62,7 +62,7 @@ async def ask_with_demos(
     shown = [ctx.materials.render(demo, ctx.modality) for demo in demos]
     prompt = render_template(
         "fewshot.j2",
-        image=ctx.modality is Modality.IMAGE,
+        image=ctx.modality.visual,
         demos=[
             {"problem": rep.text, "answer": demo_answer(demo), "solution": demo.solution}
             for demo, rep in zip(demos, shown, strict=True)
@@ -74,6 +74,7 @@ async def ask_with_demos(
     return await ask([user_message(prompt, images)], "answer")
 
 
+@register_base
 class ChainOfThought3(Strategy):
     name = "cot3"
     summary = "topic-specific 3-shot chain of thought: 3 of a 5-demonstration topic pool, seeded draw"
@@ -95,6 +96,7 @@ class ChainOfThought3(Strategy):
         return await ask_with_demos(variant, representation, demos, ask, ctx)
 
 
+@register_base
 class VariantDemo(Strategy):
     name = "variantdemo"
     summary = "leakage probe: three other variants of the same seed, solved, as demonstrations"
@@ -109,6 +111,7 @@ class VariantDemo(Strategy):
         return await ask_with_demos(variant, representation, demos, ask, ctx)
 
 
+@register_base
 class SelfDemo(Strategy):
     name = "selfdemo"
     summary = "controlled leakage probe: the test question itself, solved, as the demonstration"

@@ -10,20 +10,19 @@
 from __future__ import annotations
 
 from isodyn.cache import Reply
-from isodyn.core import Modality, Representation, Variant
+from isodyn.core import TEXT_MODALITIES, Modality, Representation, Variant
 from isodyn.prompts import render_template
-from isodyn.strategies.base import NO_VISION, Ask, CellContext, Strategy, user_message
+from isodyn.strategies.base import NO_VISION, Ask, CellContext, Strategy, register_base, user_message
 from isodyn.strategies.zeroshot import answer_instruction, images_of
 
-_TEXT_LABELS = {Modality.LATEX: "LaTeX", Modality.CODE: "code", Modality.STORY: "story"}
 
-
+@register_base
 class IsoScratchPad(Strategy):
     name = "isosp"
     summary = "describe the image as text (step 1), then solve from that text alone (step 2)"
     source = "IsoBench Section 4 (IsoScratchPad)"
     calls_per_cell = "2"
-    modalities = frozenset({Modality.IMAGE})
+    modalities = frozenset(m for m in Modality if m.visual)
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         if modality not in self.modalities:
@@ -48,15 +47,16 @@ class IsoScratchPad(Strategy):
         return await ask([user_message(prompt)], "answer")
 
 
+@register_base
 class IsoCombination(Strategy):
     name = "isocb"
     summary = "the image plus every text representation the seed renders, in one prompt"
     source = "IsoBench Section 4 (IsoCombination)"
-    modalities = frozenset({Modality.IMAGE})
+    modalities = frozenset(m for m in Modality if m.visual)
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         seed = ctx.materials.seeds[variant.seed_id]
-        if not any(m in _TEXT_LABELS for m in seed.modalities):
+        if not any(m in TEXT_MODALITIES for m in seed.modalities):
             return f"seed {variant.seed_id} has no text representation to combine"
         return super().skip_reason(variant, modality, ctx)
 
@@ -65,11 +65,11 @@ class IsoCombination(Strategy):
     ) -> Reply:
         seed = ctx.materials.seeds[variant.seed_id]
         texts = [
-            {"label": _TEXT_LABELS[m], "text": ctx.materials.render(variant, m).text}
+            {"label": m.label, "text": ctx.materials.render(variant, m).text}
             for m in seed.modalities
-            if m in _TEXT_LABELS
+            if m in TEXT_MODALITIES
         ]
-        ctx.notes["combined"] = [m.value for m in seed.modalities if m in _TEXT_LABELS]
+        ctx.notes["combined"] = [m.value for m in seed.modalities if m in TEXT_MODALITIES]
         prompt = render_template(
             "isocb.j2",
             problem=representation.text,

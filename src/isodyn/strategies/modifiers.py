@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from dataclasses import replace
 
@@ -19,18 +20,20 @@ from isodyn.generators.base import format_choices, letter
 from isodyn.prompts import render_template
 from isodyn.scoring import score_reply
 from isodyn.scoring.keys import answer_key
-from isodyn.strategies.base import Ask, CellContext, Inner, Message, Modifier
+from isodyn.strategies.base import Ask, CellContext, Inner, Message, Modifier, register_modifier
 
 
+@register_modifier
 class AntiMemorization(Modifier):
     name = "antimem"
+    nesting = 2
     summary = "DynaMath's anti-memorization system text and task line (published wording)"
     source = "DynaMath Appendix H.4"
 
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext, inner: Inner
     ) -> Reply:
-        image = ctx.modality is Modality.IMAGE
+        image = ctx.modality.visual
         system: Message = {"role": "system", "content": render_template("antimem_system.j2", image=image)}
         task = render_template("antimem_task.j2", problem=representation.text, image=image)
 
@@ -61,20 +64,29 @@ def majority(keys: list[str | None]) -> int:
     return next(i for i, k in enumerate(keys) if k is not None and counts[k] == top)
 
 
+@register_modifier
 class SelfConsistency(Modifier):
     summary = "k samples at the configured temperature, majority vote over the extracted answers"
     source = "Wang et al. 2022 (self-consistency); DynaMath's RC uses the same idea"
     name = "sc@k"
+    nesting = 1
+    calls_per_cell = "k x the base"
 
     def __init__(self, k: int) -> None:
         if k < 2:
             raise ValueError("sc@k needs k >= 2")
         self.k = k
-        self.label = f"sc@{k}"
+
+    @classmethod
+    def from_spec(cls, part: str) -> SelfConsistency | None:
+        match = re.fullmatch(r"sc@(\d+)", part)
+        if match and int(match.group(1)) < 2:
+            raise ValueError(f"{part}: self-consistency needs k >= 2")
+        return cls(int(match.group(1))) if match else None
 
     @property
-    def calls_per_cell(self) -> str:  # type: ignore[override]
-        return f"{self.k} x the base"
+    def label(self) -> str:
+        return f"sc@{self.k}"
 
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext, inner: Inner
@@ -113,8 +125,10 @@ def rotate_choices(variant: Variant, shift: int) -> tuple[Variant, list[int]]:
     return rotated, order
 
 
+@register_modifier
 class Permute(Modifier):
     name = "permute"
+    nesting = 0  # outermost: it changes the question the rest sees
     summary = "rotate multiple-choice options by the repeat index and remap the answer (circular eval)"
     source = "DynaMath Appendix H.8 (circular consistency, Liu et al. 2023)"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from isodyn.cache import Reply
 from isodyn.core import AnswerType, Representation, Variant
 from isodyn.prompts import render_template
-from isodyn.strategies.base import Ask, CellContext, Strategy, user_message
+from isodyn.strategies.base import Ask, CellContext, Strategy, register_base, user_message
 
 # DynaMath Table 5. The integer line is ours (DynaMath has no integer type).
 _ANSWER_INSTRUCTIONS = {
@@ -31,6 +31,7 @@ def images_of(representation: Representation) -> list[bytes]:
     return [representation.image_png] if representation.image_png else []
 
 
+@register_base
 class ZeroShot(Strategy):
     name = "zeroshot"
     summary = "the problem, DynaMath's answer-type instruction and JSON response format"

@@ -1,0 +1,188 @@
+"""The report's metric sections, registered in the order they appear (pure functions).
+
+Each section reads the run's cells (`ReportInputs`) and returns the tables and figures it adds; a
+section with nothing to show returns an empty `Section`. A new metric is one registered function
+here (or in any module imported before the report is built): `build_report` runs them all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from isodyn.analysis import plots
+from isodyn.analysis.consistency import (
+    accuracy_over_repeats,
+    circular_consistency,
+    consistent_failures,
+    memorization,
+    repetition_consistency,
+)
+from isodyn.analysis.grading import grader_sensitivity, verdict_paths
+from isodyn.analysis.metrics import GROUP, Bootstrap, graded_cells, robustness_table
+from isodyn.analysis.modality import modality_gap
+from isodyn.analysis.process import error_distribution
+from isodyn.analysis.tables import dynamath_table, format_value, isobench_layout, overview_table
+from isodyn.registry import Registry
+from isodyn.results import CellResult
+
+Table = tuple[str, str, pd.DataFrame]  # (title, caption, table)
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    results: Sequence[CellResult]
+    frame: pd.DataFrame  # every cell, one line each
+    graded: pd.DataFrame  # the graded cells
+    bootstrap: Bootstrap
+    process: list[dict[str, Any]] | None = None  # process-evaluation records, when judged
+
+
+@dataclass(frozen=True)
+class Section:
+    tables: list[Table] = field(default_factory=list)
+    figures: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # name -> (caption, png)
+
+
+SectionFunction = Callable[[ReportInputs], Section]
+SECTIONS: Registry[SectionFunction] = Registry("report metric")
+
+
+def _percent_note(bootstrap: Bootstrap) -> str:
+    if bootstrap.level == 0.95:
+        return "in %, with 95% cluster-bootstrap intervals over seeds"
+    return f"in %, with {bootstrap.level:.0%} cluster-bootstrap intervals over seeds"
+
+
+@SECTIONS.register("dynamath")
+def dynamath_sections(inputs: ReportInputs) -> Section:
+    """DynaMath's headline metrics: the overview and its Tables 2, 3 and 7."""
+    frame, bootstrap, note = inputs.frame, inputs.bootstrap, _percent_note(inputs.bootstrap)
+    return Section([
+        ("Overview", f"A_avg, A_wst {note}; RR = A_wst / A_avg.", overview_table(frame, bootstrap)),
+        ("Average-case accuracy A_avg (DynaMath Table 2)", f"A_avg {note}.",
+         dynamath_table(frame, "A_avg", bootstrap)),
+        ("Worst-case accuracy A_wst (DynaMath Table 3)", "A seed counts only if every variant is right.",
+         dynamath_table(frame, "A_wst", bootstrap)),
+        ("Reasoning robustness RR (DynaMath Table 7)", "RR = A_wst / A_avg.",
+         dynamath_table(frame, "RR", bootstrap)),
+    ])  # fmt: skip
+
+
+@SECTIONS.register("isobench")
+def isobench_section(inputs: ReportInputs) -> Section:
+    """IsoBench's layout: accuracy per task and representation, with the modality gap."""
+    iso = isobench_layout(inputs.frame)
+    if iso.empty:
+        return Section()
+    caption = "Accuracy in % per task and representation; gap = best text - image on the same items."
+    return Section([("IsoBench layout (Tables 1 and 6)", caption, iso)])
+
+
+@SECTIONS.register("variation")
+def variation_section(inputs: ReportInputs) -> Section:
+    """DynaMath's metrics per variation type."""
+    graded = inputs.graded
+    if graded.empty or "variation_types" not in graded:
+        return Section()
+    by_variation = graded.explode("variation_types").dropna(subset=["variation_types"])
+    if by_variation.empty:
+        return Section()
+    table = robustness_table(by_variation, [*GROUP, "variation_types"], inputs.bootstrap)
+    shown = table[[*GROUP, "variation_types", "graded"]].rename(columns={"variation_types": "variation"})
+    for metric in ("A_avg", "A_wst", "RR"):
+        shown[metric] = [
+            format_value(r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR")
+            for r in table.to_dict("records")
+        ]
+    caption = "A seed counts under every variation type it exercises (DynaMath Section 3.2)."
+    return Section([("By variation type", caption, shown)])
+
+
+def consistency_table(frame: pd.DataFrame) -> pd.DataFrame:
+    records = []
+    for key, group in graded_cells(frame).groupby(GROUP, sort=True):
+        spread = accuracy_over_repeats(group)
+        memo = memorization(group)
+        circular = circular_consistency(group)
+        failures = consistent_failures(group)
+        records.append(
+            {
+                **dict(zip(GROUP, key, strict=True)),
+                "repeats": spread["repeats"],
+                "RC": format_value(repetition_consistency(group)),
+                "A_avg sd (pp)": "–" if math.isnan(spread["A_avg_sd_pp"]) else f"{spread['A_avg_sd_pp']:.2f}",
+                "consistent failures": "–" if failures is None else str(failures),
+                "memorized seeds": f"{memo['memorized_seeds']} / {memo['eligible_seeds']}",
+                "circular consistency": format_value(circular["circular_consistency"]),
+            }
+        )
+    return pd.DataFrame.from_records(records)
+
+
+@SECTIONS.register("consistency")
+def consistency_section(inputs: ReportInputs) -> Section:
+    """Repetition consistency (RC), spread over repeats, memorization, circular consistency."""
+    if inputs.graded.empty:
+        return Section()
+    caption = ("RC: DynaMath Eq. 3 over repeats; sd of A_avg over repeats (H.7); "
+               "memorized: one answer for variants with different truths.")  # fmt: skip
+    return Section([("Consistency", caption, consistency_table(inputs.frame))])
+
+
+@SECTIONS.register("figures")
+def figures_section(inputs: ReportInputs) -> Section:
+    """Accuracy per topic, RR per series, correct variants per seed, the modality gap."""
+    graded, bootstrap = inputs.graded, inputs.bootstrap
+    if graded.empty:
+        return Section()
+    by_topic = robustness_table(graded, [*GROUP, "topic"], bootstrap)
+    figures = {
+        "accuracy_by_topic": ("A_avg per topic with intervals", plots.accuracy_by_topic(by_topic)),
+        "rr": ("Reasoning robustness per model, strategy and modality",
+               plots.rr_by_series(robustness_table(graded, GROUP, bootstrap))),
+        "correct_variants": ("Distribution of correct variants per seed",
+                             plots.correct_variants_per_seed(graded)),
+    }  # fmt: skip
+    gaps = modality_gap(graded)
+    if not gaps.empty:
+        figures["modality_gap"] = ("Modality gap per task", plots.modality_gaps(gaps))
+    return Section(figures=figures)
+
+
+@SECTIONS.register("grading")
+def grading_section(inputs: ReportInputs) -> Section:
+    """How verdicts were reached, and each headline number under every grader."""
+    tables = []
+    paths = verdict_paths(inputs.frame)
+    if not paths.empty:
+        caption = (
+            "Share of graded replies (%) by where the answer was found (method) and how certain the "
+            "reading was (ambiguity); `exp rescore RUN judge=MODEL` sends the uncertain ones to a judge."
+        )
+        tables.append(("How verdicts were reached", caption, paths))
+    sensitivity = grader_sensitivity(inputs.results)
+    if not sensitivity.empty:
+        caption = (
+            "Every headline number re-graded from the saved replies by each grader (A in %, RR as a "
+            "ratio, gap in percentage points); spread = highest - lowest. A large spread means the "
+            "number depends on how answers are read, not only on the model."
+        )
+        tables.append(("Grader sensitivity", caption, sensitivity))
+    return Section(tables)
+
+
+@SECTIONS.register("process")
+def process_section(inputs: ReportInputs) -> Section:
+    """MM-MATH's process evaluation, when `exp judge` has run."""
+    if not inputs.process:
+        return Section()
+    distribution = error_distribution(inputs.process, GROUP)
+    return Section(
+        [("Process evaluation", "First wrong step by error type (MM-MATH 3.3).", distribution)],
+        {"error_types": ("First-error types (process evaluation)", plots.error_types(distribution, GROUP))},
+    )
