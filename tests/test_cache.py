@@ -85,9 +85,9 @@ def test_cache_round_trip_between_instances(tmp_path) -> None:
 
 
 def test_render_cache_replays_images_without_redrawing(tmp_path, monkeypatch) -> None:
-    from isodyn.cache.renders import RenderCache
     from isodyn.core import Modality
     from isodyn.generators import get_seed
+    from isodyn.generators.render_cache import RenderCache
 
     seed = get_seed("isobench_parity")
     variant = seed.variant(5)

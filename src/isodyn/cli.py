@@ -44,6 +44,7 @@ def _progress(quiet: bool) -> Progress:
 
 def _print_table(results: list[CellResult]) -> None:
     from isodyn.analysis.metrics import robustness_table
+    from isodyn.analysis.tables import format_value
     from isodyn.results import results_frame
 
     frame = robustness_table(results_frame(results))
@@ -57,7 +58,7 @@ def _print_table(results: list[CellResult]) -> None:
             record["modality"],
             str(record["graded"]),
             str(record["skipped"]),
-            *(_fmt(record[k], percent=k != "RR") for k in ("A_avg", "A_wst", "RR")),
+            *(format_value(record[k], percent=k != "RR") for k in ("A_avg", "A_wst", "RR")),
         )
     _stdout_console().print(table)
 
@@ -65,12 +66,6 @@ def _print_table(results: list[CellResult]) -> None:
 def _stdout_console() -> Console:
     """The terminal's width on a terminal; wide when piped, so no header or id is folded."""
     return Console() if sys.stdout.isatty() else Console(width=240)
-
-
-def _fmt(value: float, percent: bool) -> str:
-    if value != value:  # NaN: nothing graded
-        return "–"
-    return f"{100 * value:.1f}" if percent else f"{value:.2f}"
 
 
 @app.command(context_settings={"allow_extra_args": False})

@@ -20,6 +20,7 @@ import pandas as pd
 
 from isodyn.analysis.metrics import GROUP, graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
+from isodyn.analysis.tables import format_value
 from isodyn.results import CellResult, results_frame
 from isodyn.scoring import GRADERS, Tolerance, get_grader
 from isodyn.scoring.extract import CLEAR
@@ -75,18 +76,12 @@ def grader_sensitivity(results: Sequence[CellResult]) -> pd.DataFrame:
             "metric": metric,
         }
         for name, value in zip(GRADERS, values, strict=True):
-            record[name] = _fmt(value, percent)
+            record[name] = format_value(value, percent=percent)
         finite = [v for v in values if not math.isnan(v)]
         spread = (max(finite) - min(finite)) * (100 if percent else 1) if finite else math.nan
         record["spread"] = "–" if math.isnan(spread) else (f"{spread:.1f} pp" if percent else f"{spread:.2f}")
         records.append(record)
     return pd.DataFrame.from_records(records)
-
-
-def _fmt(value: float, percent: bool) -> str:
-    if math.isnan(value):
-        return "–"
-    return f"{100 * value:.1f}" if percent else f"{value:.2f}"
 
 
 def verdict_paths(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:

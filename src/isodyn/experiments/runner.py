@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.cache import ModelRequest, Reply, ResponseCache, hash_images
-from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
 from isodyn.experiments.grid import Cell, Grid, expand_grid
@@ -35,6 +34,7 @@ from isodyn.experiments.llm import (
 from isodyn.experiments.memo import Replay, ReplayMemo
 from isodyn.generators import SeedProgram, all_seeds
 from isodyn.generators.release import ReleaseError, release_seeds
+from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
 from isodyn.results import Call, CellResult, load_rows, read_results, result_line
 from isodyn.scoring import DEFAULT_GRADER, score_reply

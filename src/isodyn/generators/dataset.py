@@ -26,9 +26,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Topic
 from isodyn.generators import SeedProgram, all_seeds
+from isodyn.generators.render_cache import RenderCache
 
 CONTACT_ITEMS = 4  # items per seed on a contact sheet
 
