@@ -10,7 +10,9 @@ import jinja2
 
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    from isodyn.scoring.json_answer import ANSWER_EXAMPLE, ANSWER_KEY, SOLUTION_KEY
+
+    environment = jinja2.Environment(
         loader=jinja2.ChoiceLoader(
             [
                 jinja2.PackageLoader("isodyn.strategies", "templates"),
@@ -21,6 +23,11 @@ def _environment() -> jinja2.Environment:
         autoescape=False,  # prompts are plain text, not HTML
         auto_reload=False,  # templates ship with the package; no stat() of the file per prompt
     )
+    # the one answer format, so the prompt asks for exactly what the graders read
+    environment.globals.update(
+        answer_key=ANSWER_KEY, solution_key=SOLUTION_KEY, answer_example=ANSWER_EXAMPLE
+    )
+    return environment
 
 
 @cache

@@ -36,6 +36,7 @@ from isodyn.cache import ModelRequest, Reply
 from isodyn.core import TEXT_MODALITIES, Representation, Variant
 from isodyn.models.catalog import is_local
 from isodyn.scoring import is_correct
+from isodyn.scoring.json_answer import format_answer
 from isodyn.strategies.base import Ask, CellContext, Message, Strategy, register_base
 from isodyn.strategies.compose import StrategyError
 from isodyn.strategies.zeroshot import answer_instruction
@@ -298,10 +299,8 @@ class DSPyOptimized(Strategy):
             # The model answered but not in DSPy's fields: score what it said.
             ctx.notes["dspy_parse"] = f"failed: {type(exc).__name__}"
             return engine.replies[-1]
-        # The runner scores DynaMath's JSON; keep the token counts of the underlying call.
-        text = json.dumps(
-            {"solution": prediction.reasoning, "short answer": prediction.short_answer}, ensure_ascii=False
-        )
+        # The reply in the one answer format; keep the token counts of the underlying call.
+        text = format_answer(str(prediction.reasoning), str(prediction.short_answer))
         return replace(engine.replies[-1], text=text)
 
     async def _program(self, ctx: CellContext) -> _Prepared:
