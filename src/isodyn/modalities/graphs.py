@@ -1,18 +1,24 @@
-"""Helpers for problems about a small undirected graph: draw it, write its adjacency matrix, tell a story.
+"""Helpers for problems about a small graph: draw it, write its adjacency matrix or edge list, tell a story.
 
-A graph is given as a node count `n` (nodes are 0..n-1) and an edge list of `(i, j)` pairs; all three
-renderings are computed from exactly that, so they carry the same information.
+A graph is given as a node count `n` (nodes are 0..n-1) and an edge list of `(i, j)` pairs; all its
+renderings are computed from exactly that, so they carry the same information. Drawings: one
+undirected graph (`graph_png`, at given positions), two side by side (`graph_pair_png`) and a weighted
+directed graph (`digraph_png`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import networkx as nx
 from matplotlib.axes import Axes
+from matplotlib.patches import Circle
 
+from isodyn.modalities.formatting import join_words, latex_table
 from isodyn.modalities.images import render_png
+from isodyn.modalities.palette import text_color_on
 
 Edge = tuple[int, int]
 
@@ -54,23 +60,45 @@ def node_order_text(n: int) -> str:
     return f"Rows and columns are indexed by the nodes in the order {', '.join(str(i) for i in range(n))}"
 
 
+def adjacency_statement(labels: list[str]) -> str:
+    """How the LaTeX forms of the graph seeds introduce their adjacency matrix (one wording for all)."""
+    listed = ", ".join(labels)
+    return (
+        f"An undirected graph has nodes {listed} and adjacency matrix $A$ ($A_{{ij}} = 1$ when nodes $i$ and "
+        f"$j$ are joined by an edge); rows and columns are in the order {listed}."
+    )
+
+
+def node_letters(n: int) -> list[str]:
+    return [chr(ord("A") + i) for i in range(n)]
+
+
+def weighted_edges_latex(
+    labels: Sequence[str], edges: Sequence[Sequence[int]], weights: Sequence[int]
+) -> str:
+    """A two-column table of the edges and their weights."""
+    rows = [(f"{labels[a]}--{labels[b]}", w) for (a, b), w in zip(edges, weights, strict=True)]
+    return latex_table(["Edge", "Weight"], rows, align="cr")
+
+
+def weighted_edges_code(labels: Sequence[str], edges: Sequence[Sequence[int]], weights: Sequence[int]) -> str:
+    lines = ["# Undirected weighted graph: (node, node, weight)", "edges = ["]
+    lines += [f'    ("{labels[a]}", "{labels[b]}", {w}),' for (a, b), w in zip(edges, weights, strict=True)]
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
 def city_names(n: int) -> list[str]:
     if n > len(CITY_NAMES):
         raise ValueError(f"at most {len(CITY_NAMES)} cities are named")
     return list(CITY_NAMES[:n])
 
 
-def _join(items: Sequence[str]) -> str:
-    if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + ", and " + items[-1]
-
-
 def road_story(n: int, edges: Iterable[Sequence[int]], names: Sequence[str] | None = None) -> str:
     """A description of the graph as towns and two-way roads: every node and every edge is mentioned."""
     names = list(names) if names is not None else city_names(n)
     edges = normalize_edges(edges)
-    text = f"A region has {n} towns: {_join(names)}."
+    text = f"A region has {n} towns: {join_words(names)}."
     if not edges:
         return text + " There are no roads between any of the towns."
     roads = [f"{names[a]} and {names[b]}" for a, b in edges]
@@ -101,12 +129,21 @@ def _polygon(nodes: list[int]) -> dict[int, tuple[float, float]]:
     }
 
 
-def _segment_distance(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+def segment_distance(p: Sequence[float], a: Sequence[float], b: Sequence[float]) -> float:
     """Distance from point p to the segment ab."""
     (px, py), (ax_, ay), (bx, by) = p, a, b
     dx, dy = bx - ax_, by - ay
     t = max(0.0, min(1.0, ((px - ax_) * dx + (py - ay) * dy) / (dx * dx + dy * dy or 1.0)))
     return math.dist(p, (ax_ + t * dx, ay + t * dy))
+
+
+def segments_cross(a: Sequence[float], b: Sequence[float], c: Sequence[float], d: Sequence[float]) -> bool:
+    """Do the open segments ab and cd cross?"""
+
+    def orient(p: Sequence[float], q: Sequence[float], r: Sequence[float]) -> float:
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
+    return orient(a, b, c) * orient(a, b, d) < 0 and orient(c, d, a) * orient(c, d, b) < 0
 
 
 def _component_spring(nodes: list[int], edges: list[Edge], seed: int) -> dict[int, tuple[float, float]]:
@@ -128,7 +165,7 @@ def _component_spring(nodes: list[int], edges: list[Edge], seed: int) -> dict[in
     closest = min(math.dist(pos[a], pos[b]) for i, a in enumerate(nodes) for b in nodes[i + 1 :])
     # An edge drawn through a third node would look like two edges meeting at that node.
     grazing = min(
-        (_segment_distance(pos[v], pos[a], pos[b]) for a, b in g.edges for v in nodes if v not in (a, b)),
+        (segment_distance(pos[v], pos[a], pos[b]) for a, b in g.edges for v in nodes if v not in (a, b)),
         default=math.inf,
     )
     return pos if closest >= 0.6 and grazing >= 0.3 else _polygon(nodes)
@@ -164,55 +201,113 @@ def layout_positions(
     return pos
 
 
+Positions = Sequence[Sequence[float]] | Mapping[int, Sequence[float]]  # node i is at positions[i]
+
+
+@dataclass(frozen=True)
+class GraphLook:
+    """How `draw_graph` and `graph_png` draw an undirected graph.
+
+    The DynaMath and the IsoBench graph seeds each keep the look they were made with, so their
+    pictures stay as they were: DynaMath's white discs sized in data units (its positions come from
+    `generators.graph_util`, about one unit across), IsoBench's light blue markers of a fixed size in
+    points (its positions from `layout_positions`, at any scale).
+    """
+
+    node_fill: str  # the fill of a node not given a colour of its own
+    node_radius: float | None  # discs of this radius in data units; None: markers of NODE_MARKER_AREA
+    node_edge_width: float
+    edge_color: str
+    edge_width: float
+    title_size: float
+
+    def margin(self, extent: float) -> float:
+        """Room around the node centres: past a disc's rim, or a share of the drawing's `extent`."""
+        if self.node_radius is not None:
+            return self.node_radius + 0.06
+        return 0.18 * max(extent, 1e-9)
+
+
+NODE_MARKER_AREA = 520  # points^2 (radius about 13 pt)
+DYNAMATH_LOOK = GraphLook("#ffffff", 0.055, 1.4, edge_color="0.3", edge_width=1.8, title_size=11)
+ISOBENCH_LOOK = GraphLook(NODE_COLOR, None, 1.2, edge_color="0.25", edge_width=1.6, title_size=10)
+_WEIGHT_BOX = {"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "0.6", "linewidth": 0.6}
+
+
 def draw_graph(
     ax: Axes,
-    n: int,
+    labels: Sequence[str],
+    pos: Positions,
     edges: Iterable[Sequence[int]],
-    pos: dict[int, tuple[float, float]],
-    highlight: Sequence[int] = (),
-    labels: Sequence[str] | None = None,
+    *,
+    look: GraphLook,
+    node_colors: Sequence[str] | None = None,
+    weights: Sequence[int] | None = None,
+    spots: Sequence[Sequence[float]] | None = None,
 ) -> None:
-    """Edges as lines, nodes as labelled discs; highlighted nodes get a different fill colour."""
-    labels = list(labels) if labels is not None else [str(i) for i in range(n)]
-    for a, b in normalize_edges(edges):
-        (x0, y0), (x1, y1) = pos[a], pos[b]
-        ax.plot([x0, x1], [y0, y1], color="0.25", linewidth=1.6, zorder=1)
-    marked = set(highlight)
+    """An undirected graph: edges as lines (in the order given), nodes as labelled discs, optional weights.
+
+    Node i is labelled `labels[i]` and filled with `node_colors[i]` (hex; `look.node_fill` by default);
+    `weights[k]` is written at `spots[k]` on edge k in a white box.
+    """
+    n = len(labels)
+    fills = list(node_colors) if node_colors is not None else [look.node_fill] * n
+    for a, b in edges:
+        ax.plot(
+            [pos[a][0], pos[b][0]], [pos[a][1], pos[b][1]], color=look.edge_color, linewidth=look.edge_width,
+            zorder=1,
+        )  # fmt: skip
+    if weights is not None and spots is not None:
+        for w, (x, y) in zip(weights, spots, strict=True):
+            ax.text(
+                x, y, str(w), ha="center", va="center", fontsize=11, color="#08306b", zorder=4,
+                bbox=_WEIGHT_BOX,
+            )  # fmt: skip
     for i in range(n):
-        xi, yi = pos[i]
-        color = HIGHLIGHT_COLOR if i in marked else NODE_COLOR
-        ax.scatter([xi], [yi], s=520, c=color, edgecolors="black", linewidths=1.2, zorder=2)
-        ax.text(xi, yi, labels[i], ha="center", va="center", fontsize=12, fontweight="bold", zorder=3)
-    xs = [p[0] for p in pos.values()]
-    ys = [p[1] for p in pos.values()]
-    margin = 0.18 * max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
-    ax.set_xlim(min(xs) - margin, max(xs) + margin)
-    ax.set_ylim(min(ys) - margin, max(ys) + margin)
+        x, y = pos[i]
+        if look.node_radius is None:
+            ax.scatter(
+                [x], [y], s=NODE_MARKER_AREA, c=fills[i], edgecolors="black", linewidths=look.node_edge_width,
+                zorder=5,
+            )  # fmt: skip
+        else:
+            ax.add_patch(
+                Circle(
+                    (x, y), look.node_radius, facecolor=fills[i], edgecolor="black",
+                    linewidth=look.node_edge_width, zorder=5,
+                )
+            )  # fmt: skip
+        ax.text(
+            x, y, labels[i], ha="center", va="center", fontsize=12, fontweight="bold", zorder=6,
+            color=text_color_on(fills[i]),
+        )  # fmt: skip
+    xs, ys = [pos[i][0] for i in range(n)], [pos[i][1] for i in range(n)]
+    m = look.margin(max(max(xs) - min(xs), max(ys) - min(ys)))
+    ax.set_xlim(min(xs) - m, max(xs) + m)
+    ax.set_ylim(min(ys) - m, max(ys) + m)
     ax.set_aspect("equal")
     ax.axis("off")
 
 
 def graph_png(
-    n: int,
+    labels: Sequence[str],
+    pos: Positions,
     edges: Iterable[Sequence[int]],
     *,
-    layout: str = "circular",
-    seed: int = 0,
-    highlight: Sequence[int] = (),
-    caption: str | None = None,
-    size: tuple[float, float] = (5, 4),
-    dpi: int = 100,
+    look: GraphLook,
+    node_colors: Sequence[str] | None = None,
+    weights: Sequence[int] | None = None,
+    spots: Sequence[Sequence[float]] | None = None,
+    title: str | None = None,
 ) -> bytes:
-    """PNG of the graph; `caption` (e.g. which nodes are highlighted) is printed under it."""
-    edges = normalize_edges(edges)
-    pos = layout_positions(n, edges, layout, seed)
+    """PNG of an undirected graph drawn by `draw_graph`, with `title` (e.g. a caption) above it."""
 
     def draw(ax: Axes) -> None:
-        draw_graph(ax, n, edges, pos, highlight)
-        if caption:
-            ax.set_title(caption, fontsize=10)
+        draw_graph(ax, labels, pos, edges, look=look, node_colors=node_colors, weights=weights, spots=spots)
+        if title:
+            ax.set_title(title, fontsize=look.title_size)
 
-    return render_png(draw, size=size, dpi=dpi)
+    return render_png(draw)
 
 
 # ------------------------------------------------------------------------------------- directed, weighted
@@ -274,7 +369,7 @@ def _label_spots(
         for t in fractions:
             p = (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
             clear = min(
-                [_segment_distance(p, pos[c], pos[d]) for c, d, _ in arcs if (c, d) != (a, b)]
+                [segment_distance(p, pos[c], pos[d]) for c, d, _ in arcs if (c, d) != (a, b)]
                 + [0.8 * math.dist(p, q) for q in spots.values()]  # labels are wider than lines
                 + [math.dist(p, q) - 0.15 for q in pos.values()],  # nodes have a radius
                 default=math.inf,
@@ -385,17 +480,12 @@ def digraph_png(
 
 def _crossings(edges: list[Edge], pos: dict[int, tuple[float, float]]) -> int:
     """How many pairs of edges without a common endpoint cross."""
-
-    def orient(p: tuple[float, float], q: tuple[float, float], r: tuple[float, float]) -> float:
-        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
-
     count = 0
     for i, (a, b) in enumerate(edges):
         for c, d in edges[i + 1 :]:
             if len({a, b, c, d}) < 4:
                 continue
-            p, q, r, s = pos[a], pos[b], pos[c], pos[d]
-            if orient(p, q, r) * orient(p, q, s) < 0 and orient(r, s, p) * orient(r, s, q) < 0:
+            if segments_cross(pos[a], pos[b], pos[c], pos[d]):
                 count += 1
     return count
 
@@ -434,12 +524,7 @@ def tidy_layout_positions(
         extent = max(max(xs) - min(xs), max(ys) - min(ys))
         closest = min(math.dist(pos[a], pos[b]) for a in range(n) for b in range(a + 1, n))
         grazing = min(
-            (
-                _segment_distance(pos[v], pos[a], pos[b])
-                for a, b in edges
-                for v in range(n)
-                if v not in {a, b}
-            ),
+            (segment_distance(pos[v], pos[a], pos[b]) for a, b in edges for v in range(n) if v not in {a, b}),
             default=math.inf,
         )
         if closest < 0.24 * extent or grazing < 0.1 * extent:
@@ -475,6 +560,7 @@ def graph_pair_png(
     ):
         ax = add_subplot(fig, 1, 2, k + 1)
         edges = normalize_edges(edges)
-        draw_graph(ax, n, edges, tidy_layout_positions(n, edges, layout, seed))
+        pos = tidy_layout_positions(n, edges, layout, seed)
+        draw_graph(ax, [str(i) for i in range(n)], pos, edges, look=ISOBENCH_LOOK)
         ax.set_title(title, fontsize=15, fontweight="bold")
     return figure_png(fig, w_pad=3.0)

@@ -14,7 +14,8 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import latex_array, table_png
+from isodyn.modalities.formatting import latex_array
+from isodyn.modalities.tables import table_png
 
 NAME_SETS = (("a", "b", "c", "d"), ("p", "q", "r", "s"), ("k", "m", "n", "t"))
 _LEADING = (-2, -1, 1, 2)

@@ -12,7 +12,8 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import latex_array, table_png
+from isodyn.modalities.formatting import latex_array
+from isodyn.modalities.tables import table_png
 
 NAME_PAIRS = (("f", "g"), ("g", "h"), ("p", "q"), ("u", "v"))
 KINDS = ("nested2", "nested3", "inverse", "sum")

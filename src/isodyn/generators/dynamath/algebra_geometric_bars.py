@@ -15,7 +15,9 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import COLOR_NAMES, PALETTE, fmt_num, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.formatting import fmt_num
+from isodyn.modalities.palette import COLOR_NAMES, PALETTE
 
 # (ratio, possible first terms): first terms chosen so the shown bars are whole numbers.
 RATIOS: tuple[tuple[Fraction, tuple[int, ...]], ...] = (

@@ -14,8 +14,7 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import plot_expr_png
-from isodyn.modalities.functions import X, function_latex
+from isodyn.modalities.functions import X, function_latex, plot_expr_png
 
 FAMILIES = ("quadratic", "rational", "absolute", "sqrt")
 SIGN_LATEX = {"<=": "\\le", "<": "<", ">=": "\\ge", ">": ">"}

@@ -14,7 +14,10 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import PALETTE, fmt_num, integer_ticks, pick_colors, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.formatting import fmt_num
+from isodyn.modalities.functions import integer_ticks
+from isodyn.modalities.palette import PALETTE, pick_colors
 
 LIM = 7
 _GOOD_DENOMINATORS = {1, 2, 4, 5, 8, 10}

@@ -14,7 +14,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.figures import integer_ticks, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.functions import integer_ticks
 
 LO, HI = -6, 6
 YMAX = 7

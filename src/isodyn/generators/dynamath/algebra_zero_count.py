@@ -16,8 +16,8 @@ import sympy as sp
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import fmt_num, plot_expr_png, sympy_code
-from isodyn.modalities.functions import X, expr_latex, function_latex
+from isodyn.modalities.formatting import fmt_num, sympy_code
+from isodyn.modalities.functions import X, expr_latex, function_latex, plot_expr_png
 
 FAMILIES = ("polynomial", "sine", "gaussian", "damped")
 _OMEGAS = ((1, 1), (2, 1), (1, 2), (3, 2), (2, 3))  # omega = p/q (times pi/q' for some variants below)

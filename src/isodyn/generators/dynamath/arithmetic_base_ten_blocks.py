@@ -16,7 +16,9 @@ from matplotlib.patches import Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.figures import PALETTE, join_words, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.formatting import join_words
+from isodyn.modalities.palette import PALETTE
 
 GROUPS = ("hundreds", "tens", "ones")
 SCHEMES = (

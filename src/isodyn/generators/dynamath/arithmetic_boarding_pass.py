@@ -16,7 +16,8 @@ from matplotlib.patches import Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import blank, draw_box, png
+from isodyn.modalities.canvas import blank, png
+from isodyn.modalities.shapes import draw_box
 
 # code, city, UTC offset in minutes (standard time)
 AIRPORTS: tuple[tuple[str, str, int], ...] = (

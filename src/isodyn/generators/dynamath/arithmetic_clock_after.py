@@ -12,7 +12,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import blank, draw_clock, png
+from isodyn.modalities.canvas import blank, png
+from isodyn.modalities.clock import draw_clock
 
 NUMERALS = ("arabic", "roman", "none")
 NUMERAL_WORDS = {

@@ -19,7 +19,8 @@ from matplotlib.patches import Polygon, Rectangle, Wedge
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.figures import PALETTE, pick_colors, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.palette import PALETTE, pick_colors
 
 SHADE_COLORS = ("red", "blue", "green", "orange", "purple")
 KINDS = ("circle", "bar", "grid", "polygon")

@@ -16,7 +16,8 @@ from matplotlib.patches import Circle, FancyBboxPatch
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import blank, cents_answer, fmt_money, join_words, png
+from isodyn.modalities.canvas import blank, png
+from isodyn.modalities.formatting import cents_answer, fmt_money, join_words
 
 # symbol -> (notes in cents, coins in cents)
 CURRENCIES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {

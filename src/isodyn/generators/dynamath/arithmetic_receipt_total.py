@@ -16,7 +16,8 @@ from matplotlib.patches import Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import blank, cents_answer, fmt_money, join_words, png
+from isodyn.modalities.canvas import blank, png
+from isodyn.modalities.formatting import cents_answer, fmt_money, join_words
 
 SHOPS: dict[str, tuple[str, tuple[tuple[str, int], ...]]] = {
     "grocery": (

@@ -17,7 +17,8 @@ from matplotlib.patches import Circle, Polygon, Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import fmt_num, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.formatting import fmt_num
 
 OBJECTS = ("pencil", "nail", "crayon", "straw", "key")
 # (Metres are left out: DynaMath's absolute tolerance of 0.001 would accept a 1 mm misreading.)

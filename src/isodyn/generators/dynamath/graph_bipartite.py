@@ -14,8 +14,16 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.charts import adjacency_statement, graph_png, node_letters, place_graph
-from isodyn.modalities.graphs import adjacency_latex, city_names, road_story
+from isodyn.generators.graph_util import place_graph
+from isodyn.modalities.graphs import (
+    DYNAMATH_LOOK,
+    adjacency_latex,
+    adjacency_statement,
+    city_names,
+    graph_png,
+    node_letters,
+    road_story,
+)
 
 CHOICES = ("Yes", "No")
 QUESTION = "Is this graph bipartite? " + format_choices(CHOICES)
@@ -144,7 +152,7 @@ class Bipartite(SeedProgram):
         n, edges = p["n"], p["edges"]
         labels = node_letters(n)
         if modality is Modality.IMAGE:
-            png = graph_png(labels, p["pos"], edges)
+            png = graph_png(labels, p["pos"], edges, look=DYNAMATH_LOOK)
             text = (
                 f"The image shows an undirected graph with nodes {', '.join(labels)}.\n\n{variant.question}"
             )

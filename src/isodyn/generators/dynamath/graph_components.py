@@ -12,8 +12,16 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import adjacency_statement, graph_png, node_letters, place_graph
-from isodyn.modalities.graphs import adjacency_latex, city_names, road_story
+from isodyn.generators.graph_util import place_graph
+from isodyn.modalities.graphs import (
+    DYNAMATH_LOOK,
+    adjacency_latex,
+    adjacency_statement,
+    city_names,
+    graph_png,
+    node_letters,
+    road_story,
+)
 
 
 def components(n: int, edges: list[list[int]]) -> list[list[int]]:
@@ -88,7 +96,7 @@ class Components(SeedProgram):
         n, edges = p["n"], p["edges"]
         labels = node_letters(n)
         if modality is Modality.IMAGE:
-            png = graph_png(labels, p["pos"], edges)
+            png = graph_png(labels, p["pos"], edges, look=DYNAMATH_LOOK)
             text = (
                 f"The image shows an undirected graph with {n} nodes labelled {labels[0]} to "
                 f"{labels[-1]} (edges may "

@@ -12,7 +12,8 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.charts import graph_png, node_letters, place_graph
+from isodyn.generators.graph_util import place_graph
+from isodyn.modalities.graphs import DYNAMATH_LOOK, graph_png, node_letters
 
 # title, node noun (singular, plural), edge noun (singular, plural), who walks
 _CONTEXTS = (
@@ -129,7 +130,7 @@ class EulerPath(SeedProgram):
         labels = node_letters(n)
         setting = f" The circles are {nodes} and the lines are {edge_pl}." if title else ""
         if modality is Modality.IMAGE:
-            png = graph_png(labels, p["pos"], edges, title=title or None)
+            png = graph_png(labels, p["pos"], edges, title=title or None, look=DYNAMATH_LOOK)
             text = (
                 f"The image shows a connected undirected graph with nodes {', '.join(labels)}.{setting}\n\n"
                 f"{variant.question}"

@@ -14,11 +14,12 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import (
-    code_block,
+from isodyn.generators.graph_util import UnionFind, planar_weighted_layout
+from isodyn.modalities.formatting import code_block
+from isodyn.modalities.graphs import (
+    DYNAMATH_LOOK,
     graph_png,
     node_letters,
-    planar_weighted_layout,
     weighted_edges_code,
     weighted_edges_latex,
 )
@@ -31,21 +32,12 @@ ANSWER_FORMAT = (
 
 def kruskal_trace(n: int, edges: list[list[int]], weights: list[int]) -> list[tuple[int, bool]]:
     """(edge index, accepted?) for every edge examined, lightest first, until the tree is complete."""
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    trees = UnionFind(n)
     trace, added = [], 0
     for k in sorted(range(len(edges)), key=weights.__getitem__):
         a, b = edges[k]
-        ra, rb = find(a), find(b)
-        ok = ra != rb
+        ok = trees.union(a, b)  # False: the edge would close a cycle
         if ok:
-            parent[ra] = rb
             added += 1
         trace.append((k, ok))
         if added == n - 1:
@@ -125,7 +117,9 @@ class KruskalEdge(SeedProgram):
         p = variant.params
         labels = node_letters(p["n"])
         if modality is Modality.IMAGE:
-            png = graph_png(labels, p["pos"], p["edges"], weights=p["weights"], spots=p["spots"])
+            png = graph_png(
+                labels, p["pos"], p["edges"], weights=p["weights"], spots=p["spots"], look=DYNAMATH_LOOK
+            )
             text = (
                 f"The image shows an undirected graph with nodes {', '.join(labels)}; the number on "
                 "each edge "

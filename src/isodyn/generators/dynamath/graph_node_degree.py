@@ -11,8 +11,17 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import COLORS, adjacency_statement, graph_png, node_letters, place_graph
-from isodyn.modalities.graphs import adjacency_latex, city_names, road_story
+from isodyn.generators.graph_util import place_graph
+from isodyn.modalities.graphs import (
+    DYNAMATH_LOOK,
+    adjacency_latex,
+    adjacency_statement,
+    city_names,
+    graph_png,
+    node_letters,
+    road_story,
+)
+from isodyn.modalities.palette import CHART_COLORS
 
 _COLOR_NAMES = ("red", "blue", "green", "orange", "purple", "yellow", "brown", "gray")
 
@@ -64,8 +73,8 @@ class NodeDegree(SeedProgram):
         n, edges, q = p["n"], p["edges"], p["query"]
         labels = node_letters(n)
         if modality is Modality.IMAGE:
-            fills = [COLORS[p["color"]] if v == q else "#ffffff" for v in range(n)]
-            png = graph_png(labels, p["pos"], edges, node_colors=fills)
+            fills = [CHART_COLORS[p["color"]] if v == q else "#ffffff" for v in range(n)]
+            png = graph_png(labels, p["pos"], edges, node_colors=fills, look=DYNAMATH_LOOK)
             text = (
                 f"The image shows an undirected graph with nodes {', '.join(labels)}; one node is filled "
                 f"{p['color']}, all others are white.\n\n{variant.question}"

@@ -15,11 +15,12 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import (
-    code_block,
+from isodyn.generators.graph_util import planar_weighted_layout
+from isodyn.modalities.formatting import code_block
+from isodyn.modalities.graphs import (
+    DYNAMATH_LOOK,
     graph_png,
     node_letters,
-    planar_weighted_layout,
     weighted_edges_code,
     weighted_edges_latex,
 )
@@ -159,7 +160,9 @@ class ShortestPath(SeedProgram):
         p = variant.params
         labels = node_letters(p["n"])
         if modality is Modality.IMAGE:
-            png = graph_png(labels, p["pos"], p["edges"], weights=p["weights"], spots=p["spots"])
+            png = graph_png(
+                labels, p["pos"], p["edges"], weights=p["weights"], spots=p["spots"], look=DYNAMATH_LOOK
+            )
             text = (
                 f"The image shows an undirected weighted graph with nodes {', '.join(labels)}.\n\n"
                 f"{variant.question}"

@@ -17,7 +17,10 @@ from matplotlib.patches import Polygon, Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.figures import PALETTE, SHAPES, draw_shape, join_words, pick_colors, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.formatting import join_words
+from isodyn.modalities.palette import PALETTE, pick_colors
+from isodyn.modalities.shapes import SHAPES, draw_shape
 
 TOKEN_COLORS = ("red", "blue", "green", "orange", "purple")
 

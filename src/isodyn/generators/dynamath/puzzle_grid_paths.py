@@ -13,7 +13,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import draw_cell_grid, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.shapes import draw_cell_grid
 
 Cell = tuple[int, int]  # (row from the top, column from the left)
 

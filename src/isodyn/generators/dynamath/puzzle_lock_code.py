@@ -15,7 +15,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import draw_box, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.shapes import draw_box
 
 CODES: tuple[str, ...] = tuple("".join(t) for t in itertools.permutations("0123456789", 3))
 HINTS = {

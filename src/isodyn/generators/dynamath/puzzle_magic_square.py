@@ -14,7 +14,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import draw_cell_grid, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.shapes import draw_cell_grid
 
 LO_SHU = ((2, 7, 6), (9, 5, 1), (4, 3, 8))
 DURER = ((16, 3, 2, 13), (5, 10, 11, 8), (9, 6, 7, 12), (4, 15, 14, 1))

@@ -13,7 +13,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import draw_box, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.shapes import draw_box
 
 Cell = tuple[int, int]
 ORDINALS = ("first", "second", "third", "fourth", "fifth")

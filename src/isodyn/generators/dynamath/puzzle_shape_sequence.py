@@ -14,7 +14,8 @@ from matplotlib.patches import Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.figures import PALETTE, pick_colors, png
+from isodyn.modalities.canvas import png
+from isodyn.modalities.palette import PALETTE, pick_colors
 
 PATTERNS = ("square", "rectangle", "staircase", "cross", "frame", "L", "checkerboard")
 TWO_COLOR = ("cross", "frame", "checkerboard")

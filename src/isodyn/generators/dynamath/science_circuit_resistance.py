@@ -17,7 +17,7 @@ from matplotlib.patches import Circle, Rectangle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import code_block, fmt_exact, fmt_number
+from isodyn.modalities.formatting import code_block, fmt_exact, fmt_number
 from isodyn.modalities.images import render_png
 
 _VALUES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30)

@@ -18,7 +18,7 @@ from matplotlib.patches import Ellipse, FancyArrowPatch
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import fmt_exact, fmt_number
+from isodyn.modalities.formatting import fmt_exact, fmt_number
 from isodyn.modalities.images import render_png
 
 _RAY = "#e6550d"

@@ -19,7 +19,7 @@ from matplotlib.transforms import Affine2D
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import fmt_number
+from isodyn.modalities.formatting import fmt_number
 from isodyn.modalities.images import render_png
 
 _NODE_R = 0.3

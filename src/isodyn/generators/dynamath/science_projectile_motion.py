@@ -17,7 +17,7 @@ from matplotlib.patches import Arc, FancyArrowPatch
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import fmt_number
+from isodyn.modalities.formatting import fmt_number
 from isodyn.modalities.images import render_png
 
 _CONTEXTS = (

@@ -17,7 +17,7 @@ from matplotlib.ticker import MultipleLocator
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import code_block, fmt_number
+from isodyn.modalities.formatting import code_block, fmt_number
 from isodyn.modalities.images import render_png
 
 KW = 1e-14

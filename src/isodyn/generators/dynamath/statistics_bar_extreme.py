@@ -12,7 +12,9 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.charts import COLORS, bar_chart_png, code_block, latex_table
+from isodyn.modalities.formatting import code_block, latex_table
+from isodyn.modalities.palette import CHART_COLORS
+from isodyn.modalities.stat_charts import bar_chart_png
 
 _NAMES = ("Ana", "Ben", "Chloe", "Dev", "Ella", "Finn", "Gita", "Hugo")
 _FLAVOURS = ("Mint", "Lemon", "Mango", "Cherry", "Vanilla", "Coffee", "Peach")
@@ -86,7 +88,7 @@ class BarExtreme(SeedProgram):
             "values": vals,
             "kind": kind,
             "horizontal": bool(rng.random() < 0.5),
-            "color": str(rng.choice(list(COLORS))),
+            "color": str(rng.choice(list(CHART_COLORS))),
         }
         choices = tuple(cats)
         pick = (max if kind == "max" else min)(range(k), key=vals.__getitem__)
@@ -102,7 +104,7 @@ class BarExtreme(SeedProgram):
                 cats,
                 vals,
                 horizontal=p["horizontal"],
-                color=COLORS[p["color"]],
+                color=CHART_COLORS[p["color"]],
                 title=p["title"],
                 category_label=cat_label,
                 value_label=val_label,

@@ -11,7 +11,9 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import COLORS, box_plot_png, latex_table
+from isodyn.modalities.formatting import latex_table
+from isodyn.modalities.palette import CHART_COLORS
+from isodyn.modalities.stat_charts import box_plot_png
 
 # title, the two groups, value axis label
 _CONTEXTS = (
@@ -87,7 +89,7 @@ class BoxIqr(SeedProgram):
         if modality is Modality.IMAGE:
             png = box_plot_png(
                 p["groups"],
-                [COLORS[c] for c in p["colors"]],
+                [CHART_COLORS[c] for c in p["colors"]],
                 p["summaries"],
                 horizontal=p["horizontal"],
                 axis_label=p["axis"],

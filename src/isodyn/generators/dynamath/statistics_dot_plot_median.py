@@ -12,7 +12,8 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import dot_plot_png, fmt_number, latex_table
+from isodyn.modalities.formatting import fmt_number, latex_table
+from isodyn.modalities.stat_charts import dot_plot_png
 
 # title, axis label, question noun, who, singular/plural unit for the story, value range
 _CONTEXTS = (

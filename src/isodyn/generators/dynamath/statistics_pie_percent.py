@@ -13,7 +13,9 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import COLORS, fmt_number, latex_table, pie_png
+from isodyn.modalities.circle_charts import pie_png
+from isodyn.modalities.formatting import fmt_number, latex_table
+from isodyn.modalities.palette import CHART_COLORS
 
 # title (with {total}), count noun, categories, unit of a count, possible totals
 _CONTEXTS = (
@@ -90,7 +92,7 @@ class PiePercent(SeedProgram):
         p = variant.params
         noun = _CONTEXTS[p["context"]][1]
         if modality is Modality.IMAGE:
-            png = pie_png(p["counts"], [COLORS[c] for c in p["colors"]], p["categories"], p["title"])
+            png = pie_png(p["counts"], [CHART_COLORS[c] for c in p["colors"]], p["categories"], p["title"])
             text = (
                 f"The image shows a pie chart: {p['title']}. Each sector is labelled with its count ({noun}) "
                 f"and the legend names the categories.\n\n{variant.question}"

@@ -14,7 +14,9 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.charts import COLORS, code_block, scatter_png
+from isodyn.modalities.formatting import code_block
+from isodyn.modalities.palette import CHART_COLORS
+from isodyn.modalities.stat_charts import scatter_png
 
 CHOICES = ("positive correlation", "negative correlation", "no correlation")
 QUESTION = "What kind of correlation between x and y does the scatter plot show? " + format_choices(CHOICES)
@@ -87,7 +89,7 @@ class ScatterCorrelation(SeedProgram):
         p = variant.params
         question = variant.question
         if modality is Modality.IMAGE:
-            png = scatter_png(p["x"], p["y"], COLORS[p["color"]], "x", "y")
+            png = scatter_png(p["x"], p["y"], CHART_COLORS[p["color"]], "x", "y")
             text = f"The image shows a scatter plot of {len(p['x'])} data points (x, y).\n\n{question}"
             return Representation(modality, text, image_png=png)
         if modality is Modality.CODE:

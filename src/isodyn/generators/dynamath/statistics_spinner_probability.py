@@ -14,7 +14,9 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import COLORS, fmt_number, join_words, spinner_png
+from isodyn.modalities.circle_charts import spinner_png
+from isodyn.modalities.formatting import fmt_number, join_words
+from isodyn.modalities.palette import CHART_COLORS
 
 _COLOR_NAMES = ("red", "blue", "green", "orange", "purple", "yellow")
 _PRIMES = {2, 3, 5, 7, 11}
@@ -121,7 +123,7 @@ class SpinnerProbability(SeedProgram):
         p = variant.params
         n = len(p["colors"])
         if modality is Modality.IMAGE:
-            png = spinner_png([COLORS[c] for c in p["colors"]], p["numbers"], p["pointer"])
+            png = spinner_png([CHART_COLORS[c] for c in p["colors"]], p["numbers"], p["pointer"])
             text = (
                 f"The image shows a spinner divided into {n} equal sectors; each sector has a colour and a "
                 f"number.\n\n{variant.question}"

@@ -14,7 +14,8 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import code_block, fmt_number, latex_table, stem_leaf_png
+from isodyn.modalities.formatting import code_block, fmt_number, latex_table
+from isodyn.modalities.stat_charts import stem_leaf_png
 
 # title, plural noun, unit, (lowest stem, highest stem), scale of "stem|leaf" (1: 7|3 = 73; 0.1: 12|4 = 12.4)
 _CONTEXTS = (

@@ -14,7 +14,8 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.charts import join_words, latex_table, venn_png
+from isodyn.modalities.circle_charts import venn_png
+from isodyn.modalities.formatting import join_words, latex_table
 
 # population noun, topic for the title, verb, [(letter, object)] for three sets (two-set variants use two)
 _CONTEXTS = (

@@ -4,8 +4,8 @@ Graphs are Erdos-Renyi G(n, p) with 5-9 nodes. The answer class is drawn first a
 are resampled until they match it, so Yes/No are balanced 50/50 as in IsoBench. Two shortcuts are
 ruled out for both classes alike: the query nodes are never adjacent (otherwise "adjacent" would imply
 "Yes") and neither is isolated (otherwise "isolated" would imply "No"); the graph has at least n - 2
-edges. The truth comes from the small union-find below (deliberately not networkx, so tests can
-check it against networkx).
+edges. The truth comes from a small union-find (`graph_util.UnionFind`, deliberately not networkx, so
+tests can check it against networkx).
 """
 
 from __future__ import annotations
@@ -14,12 +14,18 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
+from isodyn.generators.graph_util import UnionFind
 from isodyn.modalities.graphs import (
+    HIGHLIGHT_COLOR,
     HIGHLIGHT_NAME,
+    ISOBENCH_LOOK,
+    NODE_COLOR,
     adjacency_latex,
     city_names,
     graph_png,
+    layout_positions,
     node_order_text,
+    normalize_edges,
     road_story,
 )
 
@@ -36,19 +42,10 @@ def question_for(u: int, v: int) -> str:
 
 def components(n: int, edges: list[list[int]]) -> list[int]:
     """Union-find: a representative (the smallest node) of each node's connected component."""
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    sets = UnionFind(n)
     for a, b in edges:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return [find(i) for i in range(n)]
+        sets.union(a, b)
+    return [sets.find(i) for i in range(n)]
 
 
 def bfs_order(n: int, edges: list[list[int]], start: int) -> list[list[int]]:
@@ -156,9 +153,11 @@ class Connectivity(SeedProgram):
         intro = "You are given an undirected graph. Determine whether the two query nodes are connected."
         if modality is Modality.IMAGE:
             caption = f"Query nodes {u} and {v} are shown in {HIGHLIGHT_NAME}"
-            png = graph_png(
-                n, edges, layout=prm["layout"], seed=prm["layout_seed"], highlight=(u, v), caption=caption
-            )
+            drawn = normalize_edges(edges)
+            pos = layout_positions(n, drawn, prm["layout"], prm["layout_seed"])
+            fills = [HIGHLIGHT_COLOR if i in (u, v) else NODE_COLOR for i in range(n)]
+            labels = [str(i) for i in range(n)]
+            png = graph_png(labels, pos, drawn, look=ISOBENCH_LOOK, node_colors=fills, title=caption)
             text = (
                 f"{intro}\n\nThe image shows an undirected graph with {n} nodes labelled 0 to {n - 1}; "
                 f"the query nodes {u} and {v} are drawn in {HIGHLIGHT_NAME}.\n\n{variant.question}"
