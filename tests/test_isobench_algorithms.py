@@ -21,7 +21,7 @@ import pytest
 from isodyn.core import AnswerType, Modality, Topic, Variant
 from isodyn.generators import get_seed
 from isodyn.generators.base import format_choices
-from isodyn.modalities.graphs import _label_spots, _segment_distance, normalize_arcs, ring_positions
+from isodyn.modalities.graphs import _label_spots, normalize_arcs, ring_positions, segment_distance
 
 MAXFLOW, ISO = "isobench_maxflow", "isobench_isomorphism"
 SEEDS = (MAXFLOW, ISO)
@@ -166,8 +166,8 @@ def test_maxflow_capacity_labels_are_apart() -> None:
         spots = _label_spots(arcs, pos)
         assert set(spots) == {(a, b) for a, b, _ in arcs}
         for (a, b), spot in spots.items():
-            assert _segment_distance(spot, pos[a], pos[b]) < 1e-9  # on its own arrow
-            assert all(_segment_distance(spot, pos[c], pos[d]) > 0.18 for c, d, _ in arcs if (c, d) != (a, b))
+            assert segment_distance(spot, pos[a], pos[b]) < 1e-9  # on its own arrow
+            assert all(segment_distance(spot, pos[c], pos[d]) > 0.18 for c, d, _ in arcs if (c, d) != (a, b))
             assert all(math.dist(spot, q) > 0.45 for q in pos.values())
         for x, y in itertools.combinations(spots.values(), 2):
             assert math.dist(x, y) > 0.3
