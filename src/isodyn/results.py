@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from isodyn.core import AnswerType
 from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance
 
@@ -48,22 +50,15 @@ class Call:
         return self.key is not None
 
     def to_json(self) -> dict[str, Any]:
-        data = {
-            "step": self.step,
-            "model": self.model,
-            "sample": self.sample,
-            "messages": list(self.messages),
-        }
-        if self.returned:
-            data.update(key=self.key, cache_hit=self.cache_hit, response=self.response,
-                        prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens,
-                        cost_usd=self.cost_usd, latency_s=self.latency_s)  # fmt: skip
+        data = {name: getattr(self, name) for name in _CALL_FIELDS}
+        data["messages"] = list(self.messages)
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Call:
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known and v is not None}
+        values = {k: v for k, v in data.items() if v is not None and k in _CALL_FIELDS}
+        if "step" in values and "model" in values:
+            return cls(**values)
         return cls(**{"step": "answer", "model": "", **values})
 
 
@@ -131,34 +126,39 @@ class CellResult:
 
     def graded_by(self, score: Score, tolerance: Tolerance | None = None) -> CellResult:
         """This cell with a new verdict (the reply, transcript and cost stay)."""
-        tol = tolerance or self.tolerance
-        return replace(
-            self, extracted=score.extracted, correct=score.correct, reason=score.reason, method=score.method,
-            ambiguity=score.ambiguity, grader=score.grader, abs_tol=tol.absolute, rel_tol=tol.relative,
-        )  # fmt: skip
+        return replace(self, **verdict_fields(score, tolerance or self.tolerance))
 
     def to_row(self) -> dict[str, Any]:
-        """The results.jsonl form: flat, JSON-ready; optional parts absent when empty."""
-        row = {f.name: getattr(self, f.name) for f in fields(self)}
+        """The results.jsonl form: flat, JSON-ready, every field (what `result_line` writes)."""
+        row = {name: getattr(self, name) for name in _RESULT_FIELDS}
         row["choices"] = list(self.choices)
         row["variation_types"] = list(self.variation_types)
         row["transcript"] = [call.to_json() for call in self.transcript]
-        for optional in ("error", "judge_extract"):
-            if row[optional] is None:
-                del row[optional]
         return row
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> CellResult:
         """A results.jsonl row of any schema version (older rows are migrated, see `migrate`)."""
         data = migrate(row)
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
+        values = {k: v for k, v in data.items() if k in _RESULT_FIELDS}
         values["choices"] = tuple(str(c) for c in values.get("choices") or ())
         values["variation_types"] = tuple(values.get("variation_types") or ())
         values["transcript"] = tuple(Call.from_json(t) for t in values.get("transcript") or ())
         values["notes"] = dict(values.get("notes") or {})
         return cls(**values)
+
+
+_CALL_FIELDS = tuple(f.name for f in fields(Call))
+_RESULT_FIELDS = tuple(f.name for f in fields(CellResult))
+
+
+def verdict_fields(score: Score, tolerance: Tolerance) -> dict[str, Any]:
+    """The fields of a CellResult that a grading decides."""
+    return {
+        "extracted": score.extracted, "correct": score.correct, "reason": score.reason,
+        "method": score.method, "ambiguity": score.ambiguity, "grader": score.grader,
+        "abs_tol": tolerance.absolute, "rel_tol": tolerance.relative,
+    }  # fmt: skip
 
 
 def migrate(row: dict[str, Any]) -> dict[str, Any]:
@@ -253,10 +253,7 @@ def write_results(path: Path, results: Iterable[CellResult]) -> None:
 
 def result_line(result: CellResult) -> bytes:
     """A results.jsonl line (UTF-8 JSON and a newline); orjson is several times faster than json."""
-    import orjson
-
-    row = result.to_row()
-    try:
-        return orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+    try:  # orjson writes the dataclass itself, field by field, as `to_row` does
+        return orjson.dumps(result, option=orjson.OPT_APPEND_NEWLINE)
     except TypeError:  # a value orjson does not take (an integer beyond 64 bits): the slow way
-        return (json.dumps(row, ensure_ascii=False) + "\n").encode()
+        return (json.dumps(result.to_row(), ensure_ascii=False) + "\n").encode()

@@ -36,8 +36,8 @@ from isodyn.generators import SeedProgram, all_seeds
 from isodyn.generators.release import ReleaseError, release_seeds
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
-from isodyn.results import Call, CellResult, load_rows, read_results, result_line
-from isodyn.scoring import DEFAULT_GRADER, score_reply
+from isodyn.results import Call, CellResult, load_rows, read_results, result_line, verdict_fields
+from isodyn.scoring import DEFAULT_GRADER, Tolerance, score_reply
 from isodyn.strategies import CellContext, ComposedStrategy, ModelFacts, StrategyError, parse_strategy
 from isodyn.strategies.fewshot import DEMO_INDEX_START
 
@@ -303,8 +303,10 @@ def _scored(
     variant the strategy asked about, which a permuting strategy may have reordered)."""
     score = score_reply(text, scored, grader=grader)
     calls = tuple(Call.from_json(t) for t in transcript)
-    result = CellResult(**{**facts, **_question_facts(scored)}, response=text, notes=notes, **_spent(calls))
-    return result.graded_by(score)
+    return CellResult(
+        **{**facts, **_question_facts(scored), **verdict_fields(score, Tolerance()), **_spent(calls)},
+        response=text, notes=notes,
+    )  # fmt: skip
 
 
 def _spent(calls: tuple[Call, ...]) -> dict[str, Any]:
