@@ -27,6 +27,16 @@ _VENN_CENTRES = {
 _VENN_FILLS = ("#9ecae1", "#fdae6b", "#a1d99b")  # light blue, light orange, light green (never asked)
 
 
+def _frame(ax: Axes, half_width: float, half_height: float, title: str | None = None) -> None:
+    """The view -half_width..half_width by -half_height..half_height at equal scale, no axes, a title."""
+    ax.set_xlim(-half_width, half_width)
+    ax.set_ylim(-half_height, half_height)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    if title is not None:
+        ax.set_title(title, fontsize=12)
+
+
 def venn_region_spots(k: int) -> dict[tuple[int, ...], Point]:
     """For each region (membership tuple, 1 = inside that circle) the point deepest inside it."""
     centres = _VENN_CENTRES[k]
@@ -75,13 +85,30 @@ def venn_png(
                 x, y, ha, va = cx + (-0.3 if cx < 0 else 0.3), cy - 1.08, "center", "top"
             ax.text(x, y, label, ha=ha, va=va, fontsize=12, fontweight="bold")
         ax.text(2.45, -2.0, str(outside), ha="right", va="bottom", fontsize=14, fontweight="bold")
-        ax.set_xlim(-2.7, 2.7)
-        ax.set_ylim(-2.25, 2.25)
-        ax.set_aspect("equal")
-        ax.axis("off")
-        ax.set_title(title, fontsize=12)
+        _frame(ax, 2.7, 2.25, title)
 
     return render_png(draw, size=(5.2, 4.6))
+
+
+def _sector(
+    ax: Axes,
+    end: float,
+    sweep: float,
+    color: str,
+    text: str,
+    *,
+    edge: tuple[str, float],
+    text_at: float,
+    fontsize: float,
+) -> None:
+    """The sector of the unit circle from `end - sweep` to `end` degrees, filled with `color`, outlined
+    in `edge` (colour, width), and `text` in bold on it at `text_at` of the radius."""
+    ax.add_patch(Wedge((0, 0), 1.0, end - sweep, end, facecolor=color, edgecolor=edge[0], linewidth=edge[1]))
+    mid = math.radians(end - sweep / 2)
+    ax.text(
+        text_at * math.cos(mid), text_at * math.sin(mid), text, ha="center", va="center", fontsize=fontsize,
+        fontweight="bold", color=text_color_on(color),
+    )  # fmt: skip
 
 
 def pie_png(counts: Sequence[int], colors: Sequence[str], legend: Sequence[str], title: str) -> bytes:
@@ -92,25 +119,14 @@ def pie_png(counts: Sequence[int], colors: Sequence[str], legend: Sequence[str],
         start = 90.0
         for count, color in zip(counts, colors, strict=True):
             sweep = 360.0 * count / total
-            ax.add_patch(
-                Wedge((0, 0), 1.0, start - sweep, start, facecolor=color, edgecolor="white", linewidth=2)
-            )
-            mid = math.radians(start - sweep / 2)
-            ax.text(
-                0.66 * math.cos(mid), 0.66 * math.sin(mid), str(count), ha="center", va="center",
-                fontsize=13, fontweight="bold", color=text_color_on(color),
-            )  # fmt: skip
+            _sector(ax, start, sweep, color, str(count), edge=("white", 2), text_at=0.66, fontsize=13)
             start -= sweep
         handles = [Rectangle((0, 0), 1, 1, facecolor=c, edgecolor="black") for c in colors]
         ax.legend(
             handles, list(legend), loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=LABEL_SIZE,
             frameon=False,
         )  # fmt: skip
-        ax.set_xlim(-1.05, 1.05)
-        ax.set_ylim(-1.05, 1.05)
-        ax.set_aspect("equal")
-        ax.axis("off")
-        ax.set_title(title, fontsize=12)
+        _frame(ax, 1.05, 1.05, title)
 
     return render_png(draw, size=(6, 4))
 
@@ -123,23 +139,13 @@ def spinner_png(colors: Sequence[str], numbers: Sequence[int], pointer_deg: floa
         sweep = 360.0 / n
         for i, (color, number) in enumerate(zip(colors, numbers, strict=True)):
             hi = 90.0 - i * sweep
-            ax.add_patch(
-                Wedge((0, 0), 1.0, hi - sweep, hi, facecolor=color, edgecolor="black", linewidth=1.5)
-            )
-            mid = math.radians(hi - sweep / 2)
-            ax.text(
-                0.72 * math.cos(mid), 0.72 * math.sin(mid), str(number), ha="center", va="center",
-                fontsize=16, fontweight="bold", color=text_color_on(color),
-            )  # fmt: skip
+            _sector(ax, hi, sweep, color, str(number), edge=("black", 1.5), text_at=0.72, fontsize=16)
         a = math.radians(pointer_deg)
         ax.annotate(
             "", xy=(0.5 * math.cos(a), 0.5 * math.sin(a)), xytext=(0, 0),
             arrowprops={"arrowstyle": "-|>", "color": "black", "linewidth": 3, "mutation_scale": 22},
         )  # fmt: skip
         ax.add_patch(Circle((0, 0), 0.06, color="black", zorder=5))
-        ax.set_xlim(-1.1, 1.1)
-        ax.set_ylim(-1.1, 1.1)
-        ax.set_aspect("equal")
-        ax.axis("off")
+        _frame(ax, 1.1, 1.1)
 
     return render_png(draw, size=(4.5, 4.5))

@@ -57,20 +57,13 @@ def draw_clock(
             )
     minute_ang = math.pi / 2 - 2 * math.pi * minute / 60
     hour_ang = math.pi / 2 - 2 * math.pi * ((hour % 12) + minute / 60) / 12
-    ax.plot(
-        [cx, cx + 0.50 * radius * math.cos(hour_ang)],
-        [cy, cy + 0.50 * radius * math.sin(hour_ang)],
-        color="black",
-        lw=7,
-        solid_capstyle="round",
-        zorder=4,
-    )
-    ax.plot(
-        [cx, cx + 0.84 * radius * math.cos(minute_ang)],
-        [cy, cy + 0.84 * radius * math.sin(minute_ang)],
-        color="black",
-        lw=3.0,
-        solid_capstyle="round",
-        zorder=5,
-    )
+    for ang, length, lw, zorder in ((hour_ang, 0.50, 7, 4), (minute_ang, 0.84, 3.0, 5)):
+        ax.plot(
+            [cx, cx + length * radius * math.cos(ang)],
+            [cy, cy + length * radius * math.sin(ang)],
+            color="black",
+            lw=lw,
+            solid_capstyle="round",
+            zorder=zorder,
+        )
     ax.add_patch(Circle(center, 0.045 * radius, color="black", zorder=6))

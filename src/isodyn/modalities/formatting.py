@@ -34,17 +34,22 @@ def fmt_number(value: Fraction | int | float | str, places: int = 3) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def fmt_exact(value: Fraction | int) -> str:
-    """A fraction as `a/b` unless it is a short decimal: `60/13`, `4.5`, `7`."""
-    q = Fraction(value)
-    if q.denominator == 1:
-        return str(q.numerator)
+def terminates(q: Fraction) -> bool:
+    """Whether `q` has a finite decimal expansion (its denominator has no prime factor but 2 and 5)."""
     d = q.denominator
     while d % 2 == 0:
         d //= 2
     while d % 5 == 0:
         d //= 5
-    if d == 1 and len(fmt_number(q, 6).split(".")[-1]) <= 3:
+    return d == 1
+
+
+def fmt_exact(value: Fraction | int) -> str:
+    """A fraction as `a/b` unless it is a short decimal: `60/13`, `4.5`, `7`."""
+    q = Fraction(value)
+    if q.denominator == 1:
+        return str(q.numerator)
+    if terminates(q) and len(fmt_number(q, 6).split(".")[-1]) <= 3:
         return fmt_number(q)
     return f"{q.numerator}/{q.denominator}"
 
@@ -55,12 +60,7 @@ def fmt_num(value: float | int | Fraction, places: int = 3) -> str:
     if isinstance(value, Fraction):
         if value.denominator == 1:
             return str(value.numerator)
-        den = value.denominator
-        while den % 2 == 0:
-            den //= 2
-        while den % 5 == 0:
-            den //= 5
-        if den == 1:  # terminating decimal: print it exactly
+        if terminates(value):  # print it exactly
             text = f"{float(value):.12f}".rstrip("0").rstrip(".")
             return "0" if text in ("-0", "") else text
         value = float(value)
