@@ -229,6 +229,15 @@ def test_pie_percent() -> None:
         assert truth == Fraction(v.answer)  # exact: totals make every percentage terminate
 
 
+def test_pie_percent_small_total_has_at_most_five_sectors() -> None:
+    """20 students cannot fill 6 sectors of at least 6% with 5 different sizes; such a draw used to loop
+    forever (variant 26 of base seed 3) and now has 5 sectors."""
+    v = get_seed("dynamath_pie_percent").variant(26, 3)
+    counts = v.params["counts"]
+    assert sum(counts) == 20 and len(counts) == 5 and len(set(counts)) >= 4
+    assert all(Fraction(c, 20) >= Fraction(6, 100) for c in counts)
+
+
 def test_scatter_correlation() -> None:
     for v in variants("dynamath_scatter_correlation"):
         r = np.corrcoef(v.params["x"], v.params["y"])[0, 1]

@@ -65,6 +65,10 @@ class PiePercent(SeedProgram):
         k = int(rng.integers(4, 7))
         units = total // unit
         floor = -(-units * 6 // 100)  # every sector at least 6% of the pie
+        # k - 1 different sizes need 0 + 1 + ... + (k - 2) units above the floors: 20 units fit only 5
+        # sectors (with 6, the loop below could never end)
+        while (k - 1) * (k - 2) // 2 > units - k * floor:
+            k -= 1
         while True:
             weights = rng.dirichlet(np.full(k, 2.0))
             parts = [floor + int(x) for x in np.floor(weights * (units - k * floor))]
