@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="isodyn: robustness experiments.")
 console = Console(stderr=True, soft_wrap=True)
+
+
+_HELD: list[Any] = []  # locks this process keeps until it ends (a dropped lock object unlocks)
 
 
 def fail(message: str) -> typer.Exit:
@@ -63,6 +67,15 @@ def _print_table(results: list[CellResult]) -> None:
     _stdout_console().print(table)
 
 
+def _warn_about(run: Any) -> None:
+    """One line on rows a reader set aside (damaged lines, duplicate cells), when there are any."""
+    problems = run.problems()
+    if problems:
+        console.print(
+            f"[bold yellow]warning:[/] {run.directory}: {problems}", highlight=False, soft_wrap=True
+        )
+
+
 def _stdout_console() -> Console:
     """The terminal's width on a terminal; wide when piped, so no header or id is folded."""
     return Console() if sys.stdout.isatty() else Console(width=240)
@@ -85,7 +98,8 @@ def run(
     The same command after a crash, Ctrl-C or kill -9 resumes the unfinished run: finished cells are
     kept, nothing is called twice. A finished run is replayed from the cache into a new directory."""
     from isodyn.analysis.report import write_report
-    from isodyn.experiments.runner import dry_run, execute, open_run_dir, plan_experiment
+    from isodyn.experiments.runlock import RunInUse, RunLock
+    from isodyn.experiments.runner import dry_run, execute, open_run_dir, plan_experiment, run_lock_path
 
     try:
         config = parse_overrides(settings or [])
@@ -105,6 +119,10 @@ def run(
             highlight=False,
         )
         return
+    try:  # held until this process ends: a second `exp run` of the same run stops here
+        _HELD.append(RunLock(run_lock_path(config)).acquire())
+    except (RunInUse, OSError) as exc:
+        raise fail(str(exc)) from None
     run_dir, done = open_run_dir(config)
     if done:
         console.print(f"resuming {run_dir}: {len(done)} cells already finished", highlight=False)
@@ -156,16 +174,16 @@ def run(
 
 @app.command()
 def cache(
-    action: Annotated[str, typer.Argument(help="stats, clear or prune")],
+    action: Annotated[str, typer.Argument(help="stats, clear, prune or repair")],
     settings: Annotated[
         list[str] | None, typer.Argument(help="cache_dir=DIR, older_than=30d (prune)")
     ] = None,
 ) -> None:
     """The reply cache and the cell memo: `stats` (entries, size, last run's hit rate), `clear`,
-    `prune older_than=30d`."""
-    import json
+    `prune older_than=30d`, `repair` (check every store; set a damaged one aside)."""
 
     from isodyn.cache import ResponseCache
+    from isodyn.cache.stores import CacheDamaged
     from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
     from isodyn.experiments.memo import memo_store
 
@@ -177,34 +195,38 @@ def cache(
 
     try:
         chosen = parse_key_values(settings or [], {"cache_dir": Path, "older_than": duration})
-        if action not in ("stats", "clear", "prune"):
-            raise ConfigError(f"unknown cache action {action!r}; valid: stats, clear, prune")
+        if action not in ("stats", "clear", "prune", "repair"):
+            raise ConfigError(f"unknown cache action {action!r}; valid: stats, clear, prune, repair")
         if action == "prune" and "older_than" not in chosen:
             raise ConfigError("prune needs older_than=DURATION, e.g. older_than=30d")
     except ConfigError as exc:
         raise fail(str(exc)) from None
     root = chosen.get("cache_dir", default_cache_dir())
-    store = ResponseCache(root / "responses")
-    memo = memo_store(root)  # the cell memo holds copies of replies
+    if action == "clear":
+        _clear_cache(root)
+        return
+    if action == "repair":
+        _repair_cache(root)
+        return
+    try:
+        store = ResponseCache(root / "responses")
+        memo = memo_store(root)  # the cell memo holds copies of replies
+    except CacheDamaged as exc:
+        raise fail(str(exc)) from None
     try:
         if action == "stats":
-            last_path = root / "last_run.json"
-            last = json.loads(last_path.read_text()) if last_path.is_file() else None
-            rate = "–" if not last or last["hit_rate"] is None else f"{100 * last['hit_rate']:.1f}%"
+            last = _read_json_or_none(root / "last_run.json")
+            rate = "–" if not last or last.get("hit_rate") is None else f"{100 * last['hit_rate']:.1f}%"
             console.print(
                 f"cache {root}: {len(store)} replies, {store.volume() / 1e6:.1f} MB; "
                 f"{len(memo)} memoized cells, {memo.volume() / 1e6:.1f} MB; last run: "
                 + (
-                    f"{last['cache_hits']} hits, {last['calls_made']} calls, hit rate {rate}"
+                    f"{last.get('cache_hits')} hits, {last.get('calls_made')} calls, hit rate {rate}"
                     if last
                     else "none"
                 ),
                 highlight=False,
             )
-        elif action == "clear":
-            count = store.clear()
-            cells = memo.clear()
-            console.print(f"removed {count} replies and {cells} memoized cells from {root}", highlight=False)
         else:
             count = store.prune(chosen["older_than"])
             cells = memo.clear()  # an entry may hold a pruned reply; the next rerun rebuilds them
@@ -215,6 +237,48 @@ def cache(
     finally:
         store.close()
         memo.close()
+
+
+def _read_json_or_none(path: Path) -> Any:
+    import json
+
+    try:
+        return json.loads(path.read_text()) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
+def _clear_cache(root: Path) -> None:
+    """Empty every store; a store that cannot even be opened is deleted (clear always works)."""
+    from isodyn.cache.stores import STORES, CacheDamaged, open_store, remove_store
+
+    removed = []
+    for name in STORES:
+        directory = root / name
+        if not directory.exists():
+            continue
+        try:
+            with open_store(directory) as store:
+                removed.append(f"{store.clear()} {name}")
+        except (CacheDamaged, sqlite3.DatabaseError, OSError):
+            remove_store(directory)
+            removed.append(f"damaged store {name} (deleted)")
+    console.print(f"cleared {root}: " + (", ".join(removed) or "nothing to clear"), highlight=False)
+
+
+def _repair_cache(root: Path) -> None:
+    """Check every store; set each damaged one aside (renamed, kept) so the next run starts afresh."""
+    from isodyn.cache.stores import STORES, set_aside, store_problem
+
+    found = False
+    for name in STORES:
+        problem = store_problem(root / name)
+        if problem:
+            found = True
+            moved = set_aside(root / name)
+            console.print(f"{root / name}: {problem}; set aside as {moved.name}", highlight=False)
+    if not found:
+        console.print(f"cache {root}: every store opens and checks clean", highlight=False)
 
 
 def _bootstrap_parsers() -> dict[str, Any]:
@@ -263,7 +327,9 @@ def report(
             run_dir.mkdir(exist_ok=True)
             write_results(run_dir / "results.jsonl", results)
         else:
-            results, run_dir = read_results(source).results, source
+            run = read_results(source)
+            _warn_about(run)
+            results, run_dir = run.results, source
     except (ConfigError, ExternalTableError, FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     if grader is not None:
@@ -304,7 +370,10 @@ def compare(
             raise ConfigError(f"bad value for by: {by!r}; valid: strategy, model, modality, run")
         baseline = chosen.pop("baseline", None)
         bootstrap = Bootstrap(**chosen)
-        frames = [results_frame(read_results(p).results).assign(run=p.name) for p in paths]
+        runs = [read_results(p) for p in paths]
+        for run in runs:
+            _warn_about(run)
+        frames = [results_frame(run.results).assign(run=run.directory.name) for run in runs]
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     table = compare_table(pd.concat(frames, ignore_index=True), by, baseline, bootstrap)
@@ -370,6 +439,7 @@ def rescore(
     try:
         chosen = parse_key_values(settings or [], _regrade_parsers())
         run = read_results(run_dir)
+        _warn_about(run)
         config, results = run.config, run.results
         judge = _checked_judge(chosen, config) if "judge" in chosen else None
         if "audit" in chosen and judge is None:
@@ -483,6 +553,7 @@ def judge(
         if "judge" not in chosen:
             raise ConfigError("judge=MODEL is required, e.g. judge=gpt-4o")
         run = read_results(run_dir)
+        _warn_about(run)
         config, results = run.config, run.results
         settings_ = _checked_judge(chosen, config)
     except (ConfigError, ModelError, FileNotFoundError) as exc:
@@ -640,7 +711,21 @@ def _list_registry(what: str) -> None:
 
 
 def main() -> None:
-    app()
+    from isodyn.cache.stores import CacheDamaged
+
+    try:
+        app()
+    except CacheDamaged as exc:  # raised where a store is opened, by any command
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except sqlite3.DatabaseError as exc:  # a store that opened but fails on reading
+        console.print(
+            f"[bold red]error:[/] the cache is damaged ({exc}); run `exp cache repair` to set the "
+            "damaged store aside, or `exp cache clear`",
+            highlight=False,
+            soft_wrap=True,
+        )
+        sys.exit(2)
 
 
 if __name__ == "__main__":

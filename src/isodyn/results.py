@@ -192,27 +192,61 @@ def _asked_in_transcript(transcript: Iterable[dict[str, Any]]) -> str:
     return ""
 
 
-def load_rows(run_dir: Path, repair: bool = False) -> list[dict[str, Any]]:
-    """The raw rows of a run's results.jsonl. A last line cut short by a crash is dropped (and, with
-    `repair`, cut from the file so appending goes on cleanly)."""
+DAMAGED_FILE = "results.damaged.jsonl"  # lines of results.jsonl that are not a whole row, kept
+
+
+@dataclass(frozen=True)
+class RowsRead:
+    rows: list[dict[str, Any]]
+    damaged: int  # lines that are not a complete JSON object (a cut write, a damaged disk, an edit)
+
+
+def _parsed(line: bytes) -> dict[str, Any] | None:
+    if not line.endswith(b"\n"):
+        return None  # an unterminated last line: the write was cut
+    try:
+        row = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:
+            row = json.loads(line)  # NaN and other values json accepts and orjson does not
+        except ValueError:
+            return None
+    return row if isinstance(row, dict) else None
+
+
+def read_rows(run_dir: Path, repair: bool = False, missing_ok: bool = False) -> RowsRead:
+    """The rows of a run's results.jsonl, every complete one wherever it is; a damaged line (cut
+    short by a crash, or corrupted) is skipped and counted, never the rows after it. With `repair`,
+    damaged lines are moved to results.damaged.jsonl (appended, so nothing is lost) and the file is
+    rewritten without them, so appending goes on cleanly. With `missing_ok`, a run that stopped
+    before its first row (no results.jsonl yet) has no rows instead of being an error."""
     path = Path(run_dir) / "results.jsonl"
     if not path.is_file():
+        if missing_ok and Path(run_dir).is_dir():
+            return RowsRead([], 0)
         raise FileNotFoundError(f"no results.jsonl in {run_dir}")
-    rows, good_bytes = [], 0
-    with path.open("rb") as handle:
-        for line in handle:
-            try:
-                if line.endswith(b"\n") and line.strip():
-                    rows.append(json.loads(line))
-                elif line.strip():
-                    break  # an unterminated last line: the write was cut
-            except json.JSONDecodeError:
-                break
-            good_bytes += len(line)
-    if repair and good_bytes < path.stat().st_size:
-        with path.open("r+b") as handle:
-            handle.truncate(good_bytes)
-    return rows
+    rows, good, damaged = [], [], []
+    for line in path.read_bytes().splitlines(keepends=True):
+        if not line.strip():
+            continue
+        row = _parsed(line)
+        if row is None:
+            damaged.append(line if line.endswith(b"\n") else line + b"\n")
+        else:
+            rows.append(row)
+            good.append(line)
+    if repair and damaged:
+        with (Path(run_dir) / DAMAGED_FILE).open("ab") as aside:
+            aside.write(b"".join(damaged))
+        temporary = path.with_suffix(".jsonl.tmp")
+        temporary.write_bytes(b"".join(good))
+        temporary.replace(path)  # atomic: a crash leaves the old file or the new one, whole
+    return RowsRead(rows, len(damaged))
+
+
+def load_rows(run_dir: Path, repair: bool = False) -> list[dict[str, Any]]:
+    """The complete rows of a run's results.jsonl (see `read_rows`)."""
+    return read_rows(run_dir, repair).rows
 
 
 @dataclass(frozen=True)
@@ -223,19 +257,43 @@ class Run:
     results: list[CellResult]
     config: dict[str, Any]
     summary: dict[str, Any] | None
+    damaged: int = 0  # lines set aside as damaged (see `read_rows`)
+    duplicates: int = 0  # rows of a cell already read (two processes wrote one run): ignored
+
+    def problems(self) -> str | None:
+        """One line on what was set aside, or None."""
+        said = []
+        if self.damaged:
+            said.append(f"{self.damaged} damaged line(s) of results.jsonl skipped (kept in {DAMAGED_FILE})")
+        if self.duplicates:
+            said.append(f"{self.duplicates} duplicate row(s) of cells already read ignored")
+        return "; ".join(said) or None
 
 
-def read_results(run_dir: Path, repair: bool = False) -> Run:
-    """The one reader of a run directory, used by every command that reads results."""
+def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) -> Run:
+    """The one reader of a run directory, used by every command that reads results. Each cell
+    counts once: a second row for a cell already read is ignored and counted."""
     run_dir = Path(run_dir)
-    results = [CellResult.from_row(row) for row in load_rows(run_dir, repair)]
+    read = read_rows(run_dir, repair, missing_ok)
+    results: list[CellResult] = []
+    seen: set[tuple[str, str, str, str, int, int]] = set()
+    for row in read.rows:
+        result = CellResult.from_row(row)
+        if result.cell not in seen:
+            seen.add(result.cell)
+            results.append(result)
     return Run(
-        run_dir, results, _read_json(run_dir / "config.json") or {}, _read_json(run_dir / "summary.json")
-    )
+        run_dir, results, _read_json(run_dir / "config.json") or {}, _read_json(run_dir / "summary.json"),
+        read.damaged, len(read.rows) - len(results),
+    )  # fmt: skip
 
 
 def _read_json(path: Path) -> Any:
-    return json.loads(path.read_text()) if path.is_file() else None
+    """A JSON file, or None when it is missing or damaged (a config or summary cut by a crash)."""
+    try:
+        return json.loads(path.read_text()) if path.is_file() else None
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def results_frame(results: Sequence[CellResult]) -> Any:

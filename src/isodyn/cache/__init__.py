@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import diskcache
+from isodyn.cache.stores import open_store
 
 KEY_VERSION = 2
 
@@ -92,7 +92,7 @@ class ResponseCache:
 
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory)
-        self._store = diskcache.Cache(str(self.directory))
+        self._store = open_store(self.directory)
 
     def get(self, key: str) -> Reply | None:
         value = self._store.get(key)

@@ -28,6 +28,7 @@ from typing import Any
 import diskcache
 
 import isodyn
+from isodyn.cache.stores import open_store
 from isodyn.core import Variant
 from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.grid import Cell
@@ -55,7 +56,7 @@ def code_digest() -> str:
 
 def memo_store(cache_dir: Path) -> diskcache.Cache:
     """The memo's diskcache inside a cache directory (beside `responses` and `renders`)."""
-    return diskcache.Cache(str(Path(cache_dir) / "replays"))
+    return open_store(Path(cache_dir) / "replays")
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -32,6 +33,7 @@ from isodyn.experiments.llm import (
     redact,
 )
 from isodyn.experiments.memo import Replay, ReplayMemo
+from isodyn.experiments.runlock import RunLock
 from isodyn.generators import SeedProgram, all_seeds
 from isodyn.generators.release import ReleaseError, release_seeds
 from isodyn.generators.render_cache import RenderCache
@@ -144,9 +146,18 @@ def run_identity(config: ExperimentConfig) -> str:
     return config.digest(RUN_IDENTITY, **extra)[:12]
 
 
+def run_lock_path(config: ExperimentConfig) -> Path:
+    """The lock of a run identity under one `out` directory (kept in the cache, not among the runs)."""
+    where = hashlib.sha256(str(config.out.resolve()).encode()).hexdigest()[:12]
+    return config.cache_dir / "locks" / f"{where}-{run_identity(config)}.lock"
+
+
 def is_complete(run_dir: Path) -> bool:
-    summary = run_dir / "summary.json"
-    return summary.is_file() and bool(json.loads(summary.read_text()).get("complete", True))
+    """Finished, by its summary; a missing or damaged summary (a crash while writing it) is not."""
+    try:
+        return bool(json.loads((run_dir / "summary.json").read_text()).get("complete", True))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[CellResult]]:
@@ -154,7 +165,8 @@ def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, l
     identity = run_identity(config)
     earlier = sorted(config.out.glob(f"*-{identity}")) if config.out.is_dir() else []
     if resume and earlier and not is_complete(earlier[-1]):
-        return earlier[-1], read_results(earlier[-1], repair=True).results
+        # a run that stopped before its first row resumes with none; damaged lines are set aside
+        return earlier[-1], read_results(earlier[-1], repair=True, missing_ok=True).results
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     run_dir = config.out / f"{stamp}-{identity}"
     while run_dir.exists():  # two runs in the same second
@@ -438,6 +450,16 @@ async def execute(
     command with a larger budget resumes it. summary.json says whether the run is complete.
     """
     started = time.perf_counter()
+    lock = RunLock(run_dir / ".lock").acquire()  # one writer per run directory, whoever calls
+    try:
+        return await _execute(plan, run_dir, on_row, done, started)
+    finally:
+        lock.release()
+
+
+async def _execute(
+    plan: Plan, run_dir: Path, on_row: ProgressHook | None, done: list[CellResult] | None, started: float
+) -> RunOutcome:
     config = plan.config
     (run_dir / "config.json").write_text(json.dumps(config.to_json(), indent=2) + "\n")
     cache_store = ResponseCache(config.cache_dir / "responses")

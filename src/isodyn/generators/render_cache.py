@@ -13,10 +13,9 @@ import inspect
 from functools import cache
 from pathlib import Path
 
-import diskcache
-
 import isodyn.core
 import isodyn.modalities
+from isodyn.cache.stores import open_store
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators.base import SeedProgram
 
@@ -37,7 +36,7 @@ def renderer_version(seed_class: type[SeedProgram]) -> str:
 
 class RenderCache:
     def __init__(self, directory: Path | str) -> None:
-        self._store = diskcache.Cache(str(directory))
+        self._store = open_store(directory)
 
     def representation(self, seed: SeedProgram, variant: Variant, modality: Modality) -> Representation:
         if not seed.memoizable:

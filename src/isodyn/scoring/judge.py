@@ -68,8 +68,10 @@ class ProcessVerdict:
 
 def parse_process_reply(text: str, n_steps: int) -> ProcessVerdict:
     found = _last_json(text)
-    if found is None:
-        return ProcessVerdict(None, None, "", readable=False)
+    if found is None or not {"first_wrong_step", "error_type"} <= found.keys():
+        # a reply without the two required fields says nothing: never "no error found"
+        explanation = str(found.get("explanation", "")) if found else ""
+        return ProcessVerdict(None, None, explanation, readable=False)
     step = found.get("first_wrong_step")
     try:
         step = int(step) if step not in (None, "null") else None
@@ -77,7 +79,9 @@ def parse_process_reply(text: str, n_steps: int) -> ProcessVerdict:
         return ProcessVerdict(None, None, str(found.get("explanation", "")), readable=False)
     error = found.get("error_type")
     error = str(error).strip().lower().replace(" ", "_") if error not in (None, "null") else None
-    valid = (step is None or 1 <= step <= n_steps) and (error is None or error in ERROR_TYPES)
+    # a wrong step needs its error type and no step means no error: anything else is unreadable
+    consistent = (step is None) == (error is None)
+    valid = consistent and (step is None or 1 <= step <= n_steps) and (error is None or error in ERROR_TYPES)
     return ProcessVerdict(step, error, str(found.get("explanation", "")), readable=valid)
 
 
