@@ -4,12 +4,11 @@ Every truth is re-derived here by a different method than the seed's own: SymPy 
 solveset and linsolve, numeric sign changes of the function parsed from the CODE rendering,
 timezone-aware datetime arithmetic on the times printed in the STORY, `fractions.Fraction` and
 `decimal.Decimal` money, brute-force path and code enumeration, and closed-form pattern counts.
-Images are drawn for only a few variants per seed to keep the file fast.
+The checks every seed shares (each modality renders, determinism) are in test_every_seed.py.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import itertools
 import json
@@ -56,7 +55,6 @@ MODULES = {
 }
 SEEDS = tuple(MODULES)
 N = 100
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 x = sp.Symbol("x", real=True)
 
 
@@ -113,18 +111,6 @@ def test_the_twenty_seeds_cover_the_brief() -> None:
 
 
 @pytest.mark.parametrize("seed_id", SEEDS)
-def test_deterministic(seed_id: str) -> None:
-    s = seed(seed_id)
-    a, b = s.variant(3, 7), s.variant(3, 7)
-    assert a.to_json() == b.to_json() and a.fingerprint() == b.fingerprint()
-    png_a = s.representation(a, Modality.IMAGE).image_png
-    png_b = s.representation(b, Modality.IMAGE).image_png
-    assert hashlib.sha256(png_a).digest() == hashlib.sha256(png_b).digest()
-    for m in s.modalities[1:]:
-        assert s.representation(a, m).text == s.representation(b, m).text
-
-
-@pytest.mark.parametrize("seed_id", SEEDS)
 def test_variants_differ(seed_id: str) -> None:
     vs = variants(seed_id)[:30]
     contents = {json.dumps([v.params, v.question, v.answer], sort_keys=True) for v in vs}
@@ -173,24 +159,15 @@ def test_multiple_choice_answers_vary(seed_id: str) -> None:
 
 
 @pytest.mark.parametrize("seed_id", SEEDS)
-def test_every_declared_modality_renders(seed_id: str) -> None:
+def test_text_forms_carry_the_numbers(seed_id: str) -> None:
+    """(That every modality renders, and the same inputs give the same renderings: test_every_seed.py.)"""
     s = seed(seed_id)
     for v in variants(seed_id)[:5]:
         for m in s.modalities:
-            rep = s.representation(v, m)
-            assert rep.modality is m
-            assert rep.text.rstrip().endswith(v.question)
-            if m is Modality.IMAGE:
-                assert rep.image_png is not None and rep.image_png.startswith(PNG_SIGNATURE)
-                assert "image" in rep.text.lower()
-            else:
-                assert rep.image_png is None
+            if m is not Modality.IMAGE:
+                text = s.representation(v, m).text
                 for needle in CARRIED[seed_id](v):
-                    assert needle in rep.text, (m, needle)
-    undeclared = [m for m in Modality if m not in s.modalities]
-    for m in undeclared:
-        with pytest.raises(LookupError):
-            s.representation(variants(seed_id)[0], m)
+                    assert needle in text, (m, needle)
 
 
 # What every text rendering must state (numbers of the object), per seed.

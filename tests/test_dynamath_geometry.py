@@ -3,12 +3,12 @@
 Every truth is recomputed here without the seeds' own code: measurements on the stored (to-scale)
 coordinates, SymPy integrals and equation solving, scipy's convex hull and quadrature, a 3D hinge-fold
 of cube nets, brute-force period search. The seeds are imported directly (not through discovery), so
-a broken module elsewhere in the package cannot hide a failure here.
+a broken module elsewhere in the package cannot hide a failure here. The checks every seed shares (each
+modality renders, determinism) are in test_every_seed.py.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import itertools
 import json
@@ -34,7 +34,6 @@ from isodyn.generators.base import SeedProgram, format_choices, registered
 from isodyn.scoring import score
 from isodyn.scoring.compare import parse_number
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 GEOMETRY_DIR = Path(__file__).resolve().parents[1] / "src" / "isodyn" / "generators" / "dynamath"
 MODULES = sorted(p.stem for p in GEOMETRY_DIR.glob("geometry_*.py"))
 for _name in MODULES:
@@ -127,23 +126,7 @@ def test_metadata(seed_id: str) -> None:
     assert len(set(seed.variation_types)) == len(seed.variation_types) >= 1
 
 
-# ---------------------------------------------------------------------------------------------- determinism
-
-
-def png_sha(seed_id: str, v: Variant) -> str:
-    rep = SEEDS[seed_id].representation(v, Modality.IMAGE)
-    assert rep.image_png is not None
-    return hashlib.sha256(rep.image_png).hexdigest()
-
-
-@pytest.mark.parametrize("seed_id", SEED_IDS)
-def test_same_inputs_same_variant_and_png(seed_id: str) -> None:
-    seed = SEEDS[seed_id]
-    for index in (0, 9):
-        a, b = seed.variant(index, 7), seed.variant(index, 7)
-        assert a.to_json() == b.to_json() and a.fingerprint() == b.fingerprint()
-    v = seed.variant(3, 7)
-    assert png_sha(seed_id, v) == png_sha(seed_id, v)
+# --------------------------------------------------------------------------------------------- variation
 
 
 @pytest.mark.parametrize("seed_id", SEED_IDS)
@@ -259,25 +242,18 @@ def carried(v: Variant) -> list[str]:
 
 
 @pytest.mark.parametrize("seed_id", SEED_IDS)
-def test_every_declared_modality_renders(seed_id: str) -> None:
+def test_pictures_are_detailed_and_text_forms_carry_the_numbers(seed_id: str) -> None:
+    """(That every modality renders, and the same inputs give the same renderings: test_every_seed.py.)"""
     seed = SEEDS[seed_id]
     for v in variants(seed_id, 5, base_seed=11):
         for modality in seed.modalities:
             rep = seed.representation(v, modality)
-            assert rep.modality is modality
-            assert rep.text.rstrip().endswith(v.question)
             if modality is Modality.IMAGE:
-                assert rep.image_png is not None and rep.image_png.startswith(PNG_SIGNATURE)
-                assert len(rep.image_png) > 5000
-                assert "image" in rep.text.lower()
+                assert rep.image_png is not None and len(rep.image_png) > 5000
             else:
-                assert rep.image_png is None
                 body = rep.text[: -len(v.question)]
                 for item in carried(v):
                     assert item in body, (modality, item, rep.text)
-    for modality in set(Modality) - set(seed.modalities):
-        with pytest.raises(LookupError):
-            seed.representation(seed.variant(0), modality)
 
 
 # ------------------------------------------------------------------------------------------- plane geometry

@@ -3,7 +3,7 @@
 Every truth is recomputed here without the seeds' own code: the statistics module, numpy and Fraction
 for the charts; matrix powers for Markov chains; fine-grid integration for velocity graphs; nodal
 analysis of the printed netlist for circuits; ray geometry for lenses; networkx for graph questions.
-Images are drawn for a few variants per seed only (they dominate the run time).
+The checks every seed shares (each modality renders, determinism) are in test_every_seed.py.
 """
 
 from __future__ import annotations
@@ -39,9 +39,7 @@ GRAPHS = (
     "dynamath_components", "dynamath_euler_path",
 )  # fmt: skip
 SEEDS = STATS + SCIENCE + GRAPHS
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 N = 100  # variants checked per seed
-RENDERED = 5  # variants whose every modality is rendered
 
 
 @cache
@@ -560,24 +558,10 @@ def _carries_data(v: Variant, modality: Modality, text: str) -> None:
 
 
 @pytest.mark.parametrize("seed_id", SEEDS)
-def test_every_declared_modality_renders_and_carries_the_data(seed_id: str) -> None:
+def test_text_forms_carry_the_data(seed_id: str) -> None:
+    """(That every modality renders, and the same inputs give the same renderings: test_every_seed.py.)"""
     seed = get_seed(seed_id)
-    for v in variants(seed_id)[:RENDERED]:
+    for v in variants(seed_id)[:30]:
         for modality in seed.modalities:
-            rep = seed.representation(v, modality)
-            assert rep.modality is modality
-            if modality is Modality.IMAGE:
-                assert rep.image_png is not None and rep.image_png.startswith(PNG_SIGNATURE)
-                assert "image" in rep.text.lower()
-                assert rep.text.rstrip().endswith(v.question)
-                continue
-            assert rep.image_png is None
-            if modality is Modality.STORY and v.answer_type is AnswerType.MULTIPLE_CHOICE:
-                assert rep.text.rstrip().endswith(format_choices(v.choices))
-            elif modality is not Modality.STORY:
-                assert rep.text.rstrip().endswith(v.question)
-            _carries_data(v, modality, rep.text)
-    # text forms (cheap) for more variants
-    for v in variants(seed_id)[RENDERED:30]:
-        for modality in seed.modalities[1:]:
-            _carries_data(v, modality, seed.representation(v, modality).text)
+            if modality is not Modality.IMAGE:
+                _carries_data(v, modality, seed.representation(v, modality).text)

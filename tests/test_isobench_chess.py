@@ -5,7 +5,8 @@ final position of every game is rebuilt from its FEN (checkmate and whose turn, 
 material), the move list and the rendered PGN are replayed from the initial position, the ANL board is
 parsed back square by square, and every puzzle is re-solved by a plain AND-OR search over all legal
 moves (no move ordering, no check-only pruning) that confirms the answer forces mate in the stated
-number of moves, that there is no faster mate, and that no other first move forces mate as fast.
+number of moves, that there is no faster mate, and that no other first move forces mate as fast. The
+checks every seed shares (each modality renders, determinism) are in test_every_seed.py.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from isodyn.generators.isobench.chess_winner import ChessWinner
 WINNER, PUZZLE = "isobench_chess_winner", "isobench_chess_puzzle"
 SEEDS = (WINNER, PUZZLE)
 N = 60
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 CLASSES: dict[str, type[SeedProgram]] = {WINNER: ChessWinner, PUZZLE: ChessPuzzle}
 UCI = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
 ALL_MODALITIES = (Modality.IMAGE, Modality.LATEX, Modality.CODE, Modality.STORY)
@@ -289,25 +289,20 @@ def test_text_renderings_carry_the_position(seed_id: str) -> None:
 
 
 @pytest.mark.parametrize("seed_id", SEEDS)
-def test_every_modality_renders(seed_id: str) -> None:
+def test_every_modality_states_the_position_and_choices(seed_id: str) -> None:
+    """(That every modality renders, and the same inputs give the same renderings: test_every_seed.py.)"""
     seed = get_seed(seed_id)
     for v in variants(seed_id)[:6]:
         board = chess.Board(v.params["fen"])
         for modality in seed.modalities:
             rep = seed.representation(v, modality)
-            assert rep.modality is modality
-            assert rep.text.rstrip().endswith(v.question)
             if seed_id == WINNER:
                 assert "choices: (A) White, (B) Black, (C) Draw" in rep.text
             if modality is Modality.IMAGE:
-                assert rep.image_png is not None and rep.image_png.startswith(PNG_SIGNATURE)
-                assert "image" in rep.text.lower()
                 assert f"{side(board.turn)} to move." in rep.text
                 facts_agree(rep.text, board)
                 caption = rep.extra["caption"]
                 assert caption[0] == f"{side(board.turn)} to move"
-            else:
-                assert rep.image_png is None
 
 
 def test_board_picture_shows_white_and_black_pieces() -> None:
@@ -329,18 +324,11 @@ def test_board_picture_shows_white_and_black_pieces() -> None:
     assert by_pieces[0][1] < by_pieces[-1][1]
 
 
-# ------------------------------------------------------------------------------------------ determinism, JSON
+# -------------------------------------------------------------------------------------------- variation
 
 
 @pytest.mark.parametrize("seed_id", SEEDS)
-def test_same_inputs_give_same_variant_and_png(seed_id: str) -> None:
-    seed = get_seed(seed_id)
-    for index in (0, 4):
-        a, b = variants(seed_id)[index], seed.variant(index)
-        assert a.to_json() == b.to_json()
-        pa = seed.representation(a, Modality.IMAGE).image_png
-        pb = seed.representation(b, Modality.IMAGE).image_png
-        assert pa == pb
+def test_other_base_seed_gives_other_positions(seed_id: str) -> None:
     other_base = variants(seed_id, 3, 1)
     assert all(
         x.params["fen"] != y.params["fen"] for x, y in zip(other_base, variants(seed_id), strict=False)
