@@ -69,7 +69,7 @@ def test_the_same_command_twice_at_once_runs_once(tmp_path: Path) -> None:
             time.sleep(0.05)  # the first process is in its grid, its calls held
         second = exp(*words)
         gate.set()
-        out, err = first.communicate(timeout=300)
+        _, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
     assert second.returncode == 2 and "already going in another process" in second.stderr
     assert second.stderr.count("\n") <= 2 and "Traceback" not in second.stderr
@@ -87,7 +87,7 @@ def test_a_damaged_line_in_the_middle_costs_no_finished_row(tmp_path: Path) -> N
         assert len(lines) == 12
         # damage line 3, drop the last two rows (an unfinished run), mark the run unfinished
         damaged = lines[2][: len(lines[2]) // 2] + "\x00garbage\n"
-        (run_dir / "results.jsonl").write_text("".join(lines[:2] + [damaged] + lines[3:10]))
+        (run_dir / "results.jsonl").write_text("".join([*lines[:2], damaged, *lines[3:10]]))
         summary = json.loads((run_dir / "summary.json").read_text())
         (run_dir / "summary.json").write_text(json.dumps({**summary, "complete": False}))
         report = exp("report", str(run_dir))
@@ -191,5 +191,34 @@ def test_a_damaged_cache_gives_one_line_and_a_way_out(tmp_path: Path) -> None:
         assert exp(*words).returncode == 0  # a fresh store; the run goes on
         _damage(cache_dir, "replays")
         cleared = exp("cache", "clear", f"cache_dir={cache_dir}")
-    assert cleared.returncode == 0 and "damaged store replays (deleted)" in cleared.stderr
+    assert cleared.returncode == 0 and "damaged store(s) deleted: replays" in cleared.stderr
     assert exp("cache", "stats", f"cache_dir={cache_dir}").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["repeats=1000000000", "dry_run=1"], "bad value for repeats"),
+        (["repeats=1000", "variants=1000", "seeds=all", "dry_run=1"], "more than 2,000,000"),
+        (["timeout=0"], "bad value for timeout"),
+        (["max_retries=-1"], "bad value for max_retries"),
+        (["variants=2", "variants=3"], "variants is given twice"),
+        (["concurrency=0"], "bad value for concurrency"),
+        (["api_base="], "bad value for api_base"),
+    ],
+)
+def test_settings_are_parsed_strictly_with_one_line(tmp_path: Path, words: list[str], message: str) -> None:
+    started = time.time()
+    done = exp("run", *words, f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'cache'}")
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") == 0
+    assert time.time() - started < 60 and not (tmp_path / "runs").exists()
+
+
+def test_the_run_identity_ignores_a_trailing_slash(tmp_path: Path) -> None:
+    from isodyn.experiments.config import parse_overrides
+    from isodyn.experiments.runner import run_identity
+
+    plain = parse_overrides(["api_base=http://127.0.0.1:9/v1", "models=openai/m"])
+    slashed = parse_overrides(["api_base=http://127.0.0.1:9/v1/", "models=openai/m"])
+    assert run_identity(plain) == run_identity(slashed)

@@ -249,21 +249,25 @@ def _read_json_or_none(path: Path) -> Any:
 
 
 def _clear_cache(root: Path) -> None:
-    """Empty every store; a store that cannot even be opened is deleted (clear always works)."""
-    from isodyn.cache.stores import STORES, CacheDamaged, open_store, remove_store
+    """Empty the reply cache and the cell memo; a store that cannot even be opened is deleted, so
+    clear always works (drawings in `renders` are kept: they are not replies)."""
+    from isodyn.cache.stores import CacheDamaged, open_store, remove_store
 
-    removed = []
-    for name in STORES:
+    counts: dict[str, int] = {}
+    deleted: list[str] = []
+    for name in ("responses", "replays"):
         directory = root / name
-        if not directory.exists():
-            continue
         try:
             with open_store(directory) as store:
-                removed.append(f"{store.clear()} {name}")
+                counts[name] = store.clear()
         except (CacheDamaged, sqlite3.DatabaseError, OSError):
             remove_store(directory)
-            removed.append(f"damaged store {name} (deleted)")
-    console.print(f"cleared {root}: " + (", ".join(removed) or "nothing to clear"), highlight=False)
+            counts[name], deleted = 0, [*deleted, name]
+    note = f"; damaged store(s) deleted: {', '.join(deleted)}" if deleted else ""
+    console.print(
+        f"removed {counts['responses']} replies and {counts['replays']} memoized cells from {root}{note}",
+        highlight=False,
+    )
 
 
 def _repair_cache(root: Path) -> None:

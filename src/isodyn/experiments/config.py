@@ -84,6 +84,33 @@ def positive_int(value: str) -> int:
     return number
 
 
+def bounded_int(low: int, high: int) -> Any:
+    """A whole number from `low` to `high`: every grid dimension and engine setting has a bound."""
+
+    def parse(value: str) -> int:
+        number = int(value)
+        if not low <= number <= high:
+            raise ConfigError(f"must be a whole number from {low} to {high:,}")
+        return number
+
+    return parse
+
+
+def positive_float(value: str) -> float:
+    number = float(value)
+    if not number > 0 or number != number or number == float("inf"):
+        raise ConfigError("must be a number above zero")
+    return number
+
+
+def _api_base(value: str) -> str:
+    """A server address as written, less trailing slashes (`.../v1/` and `.../v1` are one server)."""
+    stripped = value.strip().rstrip("/")
+    if not stripped:
+        raise ConfigError("must name a server, e.g. http://127.0.0.1:8000/v1")
+    return stripped
+
+
 def _boolean(value: str) -> bool:
     lowered = value.lower()
     if lowered in ("1", "true", "yes", "on"):
@@ -137,19 +164,19 @@ _PARSERS = {
     "modalities": _modalities,
     "seeds": _split,
     "dataset": Path,
-    "variants": positive_int,
+    "variants": bounded_int(1, 100_000),
     "base_seed": int,
-    "repeats": positive_int,
+    "repeats": bounded_int(1, 1_000),
     "temperature": _temperature,
-    "max_tokens": positive_int,
-    "api_base": str,
+    "max_tokens": bounded_int(1, 1_000_000),
+    "api_base": _api_base,
     "describer": str,
     "vision": _vision,
-    "concurrency": positive_int,
+    "concurrency": bounded_int(1, 1_000),
     "rpm": lambda v: float(positive_int(v)),
     "tpm": lambda v: float(positive_int(v)),
-    "max_retries": int,
-    "timeout": lambda v: non_negative_float(v) or 120.0,
+    "max_retries": bounded_int(0, 50),
+    "timeout": positive_float,
     "max_cost": lambda v: non_negative_float(v.lstrip("$")),
     "dry_run": _boolean,
     "out": Path,
@@ -174,6 +201,8 @@ def parse_key_values(
             raise ConfigError(f"expected key=value, got {word!r}; keys: {', '.join(parsers)}")
         if key not in parsers:
             raise ConfigError(f"unknown setting {key!r}; valid: {', '.join(parsers)}")
+        if key in values:
+            raise ConfigError(f"{key} is given twice; give it once")
         try:
             values[key] = parsers[key](value.strip())
         except (ValueError, ConfigError) as exc:

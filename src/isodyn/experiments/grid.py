@@ -25,6 +25,22 @@ class Grid:
     not_renderable: tuple[tuple[str, Modality], ...]
 
 
+MAX_CELLS = 2_000_000  # beyond this a grid is a typo (repeats=1000000000), not an experiment
+
+
+def grid_size(
+    models: int,
+    strategies: int,
+    modalities: tuple[Modality, ...],
+    seeds: dict[str, SeedProgram],
+    variants: int,
+    repeats: int,
+) -> int:
+    """How many cells `expand_grid` would build, counted without building them."""
+    renderable = sum(m in seed.modalities for seed in seeds.values() for m in modalities)
+    return models * strategies * renderable * variants * repeats
+
+
 def expand_grid(
     models: tuple[str, ...],
     strategies: tuple[str, ...],

@@ -20,7 +20,7 @@ from typing import Any
 from isodyn.cache import ModelRequest, Reply, ResponseCache, hash_images
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
-from isodyn.experiments.grid import Cell, Grid, expand_grid
+from isodyn.experiments.grid import MAX_CELLS, Cell, Grid, expand_grid, grid_size
 from isodyn.experiments.llm import (
     Budget,
     BudgetExhausted,
@@ -112,6 +112,14 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     describer = _checked_model(config.describer, config) if config.describer else None
     if describer and not describer.vision:
         raise ConfigError(f"describer {describer.name} has no vision (name it in vision=MODEL if it does)")
+    size = grid_size(
+        len(config.models), len(strategies), config.modalities, seeds, config.variants, config.repeats
+    )
+    if size > MAX_CELLS:
+        raise ConfigError(
+            f"the grid has {size:,} cells, more than {MAX_CELLS:,}; choose fewer variants, repeats, "
+            "seeds, strategies or models"
+        )
     grid = expand_grid(
         config.models, tuple(strategies), config.modalities, seeds, config.variants, config.repeats
     )
