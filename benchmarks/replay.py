@@ -21,6 +21,7 @@ from pathlib import Path
 import diskcache
 
 import isodyn.experiments.llm as llm
+import isodyn.experiments.runner as runner
 from isodyn.cache import Reply
 from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
@@ -60,6 +61,7 @@ def main() -> None:
             f"cache_dir={Path(tmp) / 'cache'}",
         ]
         llm.call_litellm = instant  # the fill needs no server
+        runner.preflight = lambda model, api_base: None  # nor a server to probe
         started = time.perf_counter()
         plan = plan_experiment(parse_overrides(words))
         fill = asyncio.run(execute(plan, new_run_dir(plan.config)))

@@ -222,3 +222,39 @@ def test_the_run_identity_ignores_a_trailing_slash(tmp_path: Path) -> None:
     plain = parse_overrides(["api_base=http://127.0.0.1:9/v1", "models=openai/m"])
     slashed = parse_overrides(["api_base=http://127.0.0.1:9/v1/", "models=openai/m"])
     assert run_identity(plain) == run_identity(slashed)
+
+
+def test_a_server_that_is_not_there_stops_the_run_before_the_grid(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.time()
+    done = exp("run", "models=openai/m", f"api_base=http://127.0.0.1:{port}/v1", "seeds=isobench_parity",
+               "variants=2", "modalities=latex", f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'c'}",
+               "quiet=1")  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "cannot reach api_base" in done.stderr and "Traceback" not in done.stderr
+    assert time.time() - started < 30  # no per-cell retries
+
+
+def test_the_embedded_model_without_its_package_is_named_before_the_grid(monkeypatch) -> None:
+    import importlib.util
+
+    from isodyn.models.preflight import preflight
+
+    real = importlib.util.find_spec
+
+    def without_llama(name: str, *rest):
+        return None if name == "llama_cpp" else real(name, *rest)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_llama)
+    problem = preflight("local/smollm2-135m", None)
+    assert problem and "pip install -e '.[local]'" in problem
+
+
+def test_a_run_in_which_every_call_failed_exits_non_zero(tmp_path: Path) -> None:
+    with OpenAIStub(lambda request: ScriptedReply(status=401, text="unauthorized")) as stub:
+        done = exp(*run_words(stub, tmp_path, variants=2), "max_retries=0")
+    assert done.returncode == 1 and "every one of the 4 cells failed" in done.stderr

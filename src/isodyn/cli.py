@@ -99,7 +99,14 @@ def run(
     kept, nothing is called twice. A finished run is replayed from the cache into a new directory."""
     from isodyn.analysis.report import write_report
     from isodyn.experiments.runlock import RunInUse, RunLock
-    from isodyn.experiments.runner import dry_run, execute, open_run_dir, plan_experiment, run_lock_path
+    from isodyn.experiments.runner import (
+        ModelUnavailable,
+        dry_run,
+        execute,
+        open_run_dir,
+        plan_experiment,
+        run_lock_path,
+    )
 
     try:
         config = parse_overrides(settings or [])
@@ -152,7 +159,10 @@ def run(
                 in_flight=gate.in_flight if gate else 0,
             )  # fmt: skip
 
-        outcome = asyncio.run(execute(plan, run_dir, on_row, done))
+        try:
+            outcome = asyncio.run(execute(plan, run_dir, on_row, done))
+        except ModelUnavailable as exc:
+            raise fail(f"{exc} (finished cells are kept in {run_dir})") from None
     report = write_report(run_dir, outcome.results)
     if not config.quiet:
         _print_table(outcome.results)
@@ -170,6 +180,15 @@ def run(
         f"results: {run_dir}/results.jsonl\nlog:     {run_dir}/log.jsonl\nreport:  {report}",
         highlight=False,
     )
+    attempted = summary["cells"] - summary["skipped"]
+    if attempted and summary["errors"] == attempted:
+        console.print(
+            f"[bold red]error:[/] every one of the {attempted} cells failed; the reasons are in "
+            f"{run_dir}/log.jsonl",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(code=1)
 
 
 @app.command()

@@ -38,6 +38,7 @@ from isodyn.generators import SeedProgram, all_seeds
 from isodyn.generators.release import ReleaseError, release_seeds
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
+from isodyn.models.preflight import preflight
 from isodyn.results import Call, CellResult, load_rows, read_results, result_line, verdict_fields
 from isodyn.scoring import DEFAULT_GRADER, Tolerance, score_reply
 from isodyn.strategies import CellContext, ComposedStrategy, ModelFacts, StrategyError, parse_strategy
@@ -481,6 +482,7 @@ async def _execute(
     todo = [c for c in plan.grid.cells if _cell_key(c) not in finished]
     log.event("start", cells=len(plan.grid.cells), resumed_rows=len(results), todo=len(todo))
     undone = 0
+    stopped: str | None = None
 
     async def replayed(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
         return await client.complete(request, replay_only=True, hashed_messages=hashed)
@@ -511,6 +513,11 @@ async def _execute(
                 except CacheMiss:
                     pending.append(cell)
             lines.flush()
+            # Before the first live call: a model that cannot be called at all stops the run here
+            # (its cells are left undone, nothing is paid), not one retried error per cell.
+            stopped = _unavailable({c.model for c in pending}, config.api_base)
+            if stopped:
+                undone, pending = len(pending), []
             cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
 
             async def guarded(cell: Cell) -> CellResult | None:
@@ -533,13 +540,30 @@ async def _execute(
     summary = summarize(results, client, plan.grid, time.perf_counter() - started, undone)
     if client.budget.limit_usd is not None:
         summary["max_cost"] = client.budget.limit_usd
+    if stopped:
+        summary["stopped"] = stopped
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     log.event(
         "end", **{k: summary[k] for k in ("cells", "calls_made", "cache_hits", "left_undone", "cost_usd")}
     )
     log.close()
     _remember_last_run(config.cache_dir, summary, run_dir)
+    if stopped:
+        raise ModelUnavailable(stopped)
     return RunOutcome(run_dir, summary, results)
+
+
+class ModelUnavailable(RuntimeError):
+    """A model of the grid cannot be called at all; the cells that need it were left undone."""
+
+
+def _unavailable(models: set[str], api_base: str | None) -> str | None:
+    """The first model (in name order) that cannot be called, as one line, or None."""
+    for model in sorted(models):
+        problem = preflight(model, api_base)
+        if problem:
+            return problem
+    return None
 
 
 def _remember_last_run(cache_dir: Path, summary: dict[str, Any], run_dir: Path) -> None:
