@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from isodyn.experiments.config import ConfigError, parse_overrides
+from isodyn.experiments.config import ConfigError, parse_overrides, repeated_key
 from isodyn.models.catalog import ModelError
 
 if TYPE_CHECKING:
@@ -109,6 +109,9 @@ def run(
     )
 
     try:
+        twice = repeated_key(settings or [])
+        if twice:
+            raise ConfigError(f"{twice} is given twice; give it once")
         config = parse_overrides(settings or [])
         plan = plan_experiment(config)
     except (ConfigError, ModelError) as exc:

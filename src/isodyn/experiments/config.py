@@ -164,7 +164,7 @@ _PARSERS = {
     "modalities": _modalities,
     "seeds": _split,
     "dataset": Path,
-    "variants": bounded_int(1, 100_000),
+    "variants": positive_int,  # bounded by the seeds' demonstration indices and the grid's size
     "base_seed": int,
     "repeats": bounded_int(1, 1_000),
     "temperature": _temperature,
@@ -201,13 +201,24 @@ def parse_key_values(
             raise ConfigError(f"expected key=value, got {word!r}; keys: {', '.join(parsers)}")
         if key not in parsers:
             raise ConfigError(f"unknown setting {key!r}; valid: {', '.join(parsers)}")
-        if key in values:
-            raise ConfigError(f"{key} is given twice; give it once")
         try:
             values[key] = parsers[key](value.strip())
         except (ValueError, ConfigError) as exc:
             raise ConfigError(f"bad value for {key}: {value!r} ({exc})") from exc
     return values
+
+
+def repeated_key(words: list[str]) -> str | None:
+    """The first setting a command line gives twice (`variants=2 variants=3`), aliases included.
+    (A program may stack overrides on a list of defaults; a person typing twice made a mistake.)"""
+    seen: set[str] = set()
+    for word in words:
+        key = word.partition("=")[0].strip()
+        key = _ALIASES.get(key, key)
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
 
 
 def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> ExperimentConfig:
