@@ -258,3 +258,73 @@ def test_a_run_in_which_every_call_failed_exits_non_zero(tmp_path: Path) -> None
     with OpenAIStub(lambda request: ScriptedReply(status=401, text="unauthorized")) as stub:
         done = exp(*run_words(stub, tmp_path, variants=2), "max_retries=0")
     assert done.returncode == 1 and "every one of the 4 cells failed" in done.stderr
+
+
+def _authorization(headers: dict[str, str]) -> str:
+    return {k.lower(): v for k, v in headers.items()}.get("authorization", "")
+
+
+def test_no_key_goes_to_a_custom_server_unless_named(tmp_path: Path, monkeypatch) -> None:
+    planted = "sk-planted-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", planted)
+    monkeypatch.setenv("MY_SERVER_KEY", "server-key-42")
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    with OpenAIStub(answer) as stub:
+        words = run_words(stub, tmp_path, variants=1)
+        done = subprocess.run([sys.executable, "-m", "isodyn", *words], capture_output=True, text=True,
+                              env=env, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        sent = [_authorization(h) for h in stub.headers]
+        assert sent and not any(planted in value for value in sent)
+        other = run_words(stub, tmp_path / "other", variants=1)
+        named = subprocess.run([sys.executable, "-m", "isodyn", *other, "api_key_env=MY_SERVER_KEY"],
+                               capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+        assert named.returncode == 0, named.stderr
+        later = [_authorization(h) for h in stub.headers[len(sent) :]]
+        assert later and all(value == "Bearer server-key-42" for value in later)
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert planted.encode() not in data and b"server-key-42" not in data
+
+
+def test_identical_requests_in_flight_share_one_call(tmp_path: Path) -> None:
+    import asyncio
+
+    from isodyn.cache import ModelRequest, ResponseCache
+    from isodyn.experiments.llm import CachedClient
+
+    def slow(request: dict) -> ScriptedReply:
+        return ScriptedReply(text="4", delay_s=0.5)
+
+    with OpenAIStub(slow) as stub:
+        store = ResponseCache(tmp_path / "responses")
+        client = CachedClient(store)
+        request = ModelRequest("openai/m", [{"role": "user", "content": "2+2?"}], {"temperature": 0.0},
+                               stub.base_url)  # fmt: skip
+
+        async def both() -> list:
+            return await asyncio.gather(*(client.complete(request) for _ in range(3)))
+
+        replies = asyncio.run(both())
+        store.close()
+    assert len(stub.requests) == 1 and client.calls_made == 1
+    assert [r[0].text for r in replies] == ["4", "4", "4"]
+    assert sorted(r[2] for r in replies) == [False, True, True]  # one call, two shared
+
+
+def test_an_empty_reply_is_retried_and_never_cached(tmp_path: Path) -> None:
+    replies = iter(["", "  ", json.dumps({"solution": "s", "short answer": "A"})])
+
+    def flaky(request: dict) -> ScriptedReply:
+        return ScriptedReply(text=next(replies, "B"))
+
+    with OpenAIStub(flaky) as stub:
+        words = ["run", "models=openai/m", f"api_base={stub.base_url}", "seeds=isobench_parity", "variants=1",
+                 "modalities=latex", f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'cache'}", "quiet=1",
+                 "max_retries=3"]  # fmt: skip
+        done = exp(*words)
+    assert done.returncode == 0, done.stderr
+    assert len(stub.requests) == 3
+    (row,) = [json.loads(line) for line in (only_run(tmp_path) / "results.jsonl").read_text().splitlines()]
+    assert row["response"].startswith("{") and row["extracted"] == "A"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ class ExperimentConfig:
     temperature: float = 0.0  # DynaMath samples at temperature 0
     max_tokens: int = 512
     api_base: str | None = None
+    # The environment variable holding the key for the `api_base` server; none: no key is sent there.
+    api_key_env: str | None = None
     describer: str | None = None  # IsoSP's describing model; default: the solving model
     # auto: litellm's capability table; yes/no: override for every model; a comma list of models:
     # those read images, the rest follow the table.
@@ -101,6 +104,15 @@ def positive_float(value: str) -> float:
     if not number > 0 or number != number or number == float("inf"):
         raise ConfigError("must be a number above zero")
     return number
+
+
+def _env_name(value: str) -> str:
+    """The name of an environment variable (its value, a secret, is read only when calling)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        raise ConfigError("must be the name of an environment variable, e.g. MY_SERVER_KEY")
+    if value not in os.environ:
+        raise ConfigError(f"the environment variable {value} is not set")
+    return value
 
 
 def _api_base(value: str) -> str:
@@ -170,6 +182,7 @@ _PARSERS = {
     "temperature": _temperature,
     "max_tokens": bounded_int(1, 1_000_000),
     "api_base": _api_base,
+    "api_key_env": _env_name,
     "describer": str,
     "vision": _vision,
     "concurrency": bounded_int(1, 1_000),

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from isodyn.cache import ModelRequest, Reply, ResponseCache, cache_key
-from isodyn.models.catalog import is_local, litellm_module, missing_api_key
+from isodyn.models.catalog import is_local, litellm_module
 from isodyn.models.local import register_with_litellm
 
 # litellm exception class -> the short reason recorded on a cell; the most specific class wins.
@@ -48,8 +48,15 @@ _ERROR_REASONS = {
     "APIResponseValidationError": "malformed_reply",
     "JSONDecodeError": "malformed_reply",
     "APIError": "api",
+    "EmptyReply": "empty_reply",
 }
-_TRANSIENT = {"rate_limit", "timeout", "connection", "unavailable", "server", "malformed_reply", "api"}
+_TRANSIENT = {
+    "rate_limit", "timeout", "connection", "unavailable", "server", "malformed_reply", "api", "empty_reply",
+}  # fmt: skip
+
+
+class EmptyReply(RuntimeError):
+    """A 200 whose message has no text: a transient failure, retried and never cached."""
 
 
 # litellm reports a dropped connection and an unreadable body as InternalServerError; its message
@@ -265,16 +272,19 @@ def has_price(model: str) -> bool:
     return bool(entry and (entry.get("input_cost_per_token") or entry.get("output_cost_per_token")))
 
 
-async def call_litellm(request: ModelRequest, timeout_s: float | None = None) -> Reply:
-    """Make one real call. The API key comes from the environment inside litellm, never from us."""
+async def call_litellm(
+    request: ModelRequest, timeout_s: float | None = None, api_key_env: str | None = None
+) -> Reply:
+    """Make one real call. A provider's key comes from the environment inside litellm. A server named
+    by `api_base` gets no key unless the user names the variable holding one (`api_key_env=NAME`):
+    a key for one provider is never sent to another server."""
     litellm = litellm_module()
     if is_local(request.model):
         register_with_litellm()
     kwargs = dict(request.params)
     if request.api_base and not is_local(request.model):
         kwargs["api_base"] = request.api_base
-        if missing_api_key(request.model, None):
-            kwargs["api_key"] = "no-key-required"  # a self-hosted server; not a secret
+        kwargs["api_key"] = os.environ.get(api_key_env, "") if api_key_env else "no-key-required"
     if not is_local(request.model):
         kwargs["max_retries"] = 0  # retries are ours (with the gate's backoff), not the SDK's
         if timeout_s:
@@ -314,9 +324,12 @@ class CachedClient:
     retries: int = 0
     gates: dict[str, ModelGate] = field(default_factory=dict)
     seed: int = 0
+    api_key_env: str | None = None  # the variable holding the key for an `api_base` server, if any
+    shared: int = 0  # requests answered by an identical request already in flight
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
+        self._in_flight: dict[str, asyncio.Future[Reply]] = {}
 
     def gate(self, model: str) -> ModelGate:
         if model not in self.gates:
@@ -336,8 +349,26 @@ class CachedClient:
             return reply, key, True
         if replay_only:
             raise CacheMiss(key)
-        reply = await self._call_with_retries(request, key)
+        if key in self._in_flight:  # the same request is on its way: share its reply, pay once
+            reply = await asyncio.shield(self._in_flight[key])
+            self.shared += 1
+            self.cache_hits += 1
+            return reply, key, True
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            reply = await self._call_with_retries(request, key)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody shared it
+            raise
+        except BaseException:  # cancelled: whoever shares the call is cancelled too
+            future.cancel()
+            raise
+        finally:
+            del self._in_flight[key]
         self.cache.put(key, reply)
+        future.set_result(reply)
         return reply, key, False
 
     async def reply(self, request: ModelRequest) -> Reply:
@@ -356,9 +387,12 @@ class CachedClient:
             self.calls_made += 1  # every request sent counts, answered or not
             try:
                 reply = await asyncio.wait_for(
-                    call_litellm(request, self.limits.timeout_s), timeout=self.limits.timeout_s + 5
+                    call_litellm(request, self.limits.timeout_s, self.api_key_env),
+                    timeout=self.limits.timeout_s + 5,
                 )
                 spent = reply.cost_usd
+                if not reply.text.strip():
+                    raise EmptyReply("the model answered with no text")
             except Exception as exc:
                 failure = exc
             finally:

@@ -149,9 +149,11 @@ RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base
 
 def run_identity(config: ExperimentConfig) -> str:
     # The dataset only when there is one, so runs on generated seeds keep their identity.
-    extra = {"dataset": str(config.dataset.resolve())} if config.dataset is not None else {}
+    extra: dict[str, Any] = {"dataset": str(config.dataset.resolve())} if config.dataset is not None else {}
     if config.grader != DEFAULT_GRADER:  # the default is left out so earlier runs keep their identity
         extra["grader"] = config.grader
+    # the same models and strategies in another order are the same run
+    extra |= {"models": sorted(config.models), "strategies": sorted(config.strategies)}
     return config.digest(RUN_IDENTITY, **extra)[:12]
 
 
@@ -475,7 +477,9 @@ async def _execute(
     renders = RenderCache(config.cache_dir / "renders")
     memo = ReplayMemo(config.cache_dir, config)
     log = RunLog(run_dir / "log.jsonl")
-    client = CachedClient(cache_store, _limits(config), Budget(config.max_cost), log)
+    client = CachedClient(
+        cache_store, _limits(config), Budget(config.max_cost), log, api_key_env=config.api_key_env
+    )
     materials = _Materials(plan.seeds, config.base_seed, renders)
     results: list[CellResult] = list(done or [])
     finished = {r.cell for r in results}
