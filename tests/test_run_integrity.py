@@ -89,6 +89,7 @@ def test_a_damaged_line_in_the_middle_costs_no_finished_row(tmp_path: Path) -> N
         damaged = lines[2][: len(lines[2]) // 2] + "\x00garbage\n"
         (run_dir / "results.jsonl").write_text("".join([*lines[:2], damaged, *lines[3:10]]))
         summary = json.loads((run_dir / "summary.json").read_text())
+        assert summary["calls_made"] == 12
         (run_dir / "summary.json").write_text(json.dumps({**summary, "complete": False}))
         report = exp("report", str(run_dir))
         assert report.returncode == 0 and "1 damaged line" in report.stderr
@@ -101,6 +102,8 @@ def test_a_damaged_line_in_the_middle_costs_no_finished_row(tmp_path: Path) -> N
     assert "resuming" in resumed.stderr
     assert sorted(cells(run_dir)) == sorted(set(cells(run_dir))) and len(cells(run_dir)) == 12
     assert (run_dir / DAMAGED_FILE).read_text() == damaged  # kept, not thrown away
+    totals = json.loads((run_dir / "summary.json").read_text())
+    assert totals["calls_made"] == 12 and totals["this_process"]["calls_made"] == 0  # the whole run's
     kept = [json.loads(line) for line in lines[3:10]]
     now = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     assert all(row in now for row in kept)  # the rows after the damage are the same rows

@@ -67,6 +67,22 @@ def _print_table(results: list[CellResult]) -> None:
     _stdout_console().print(table)
 
 
+def _warn_identical_samples(plan: Any) -> None:
+    """sc@k at temperature 0 asks a hosted model k times the same thing (the embedded model varies
+    its seed per sample instead): say so, since the vote then only costs k times as much."""
+    from isodyn.models.catalog import is_local
+
+    voting = [name for name in plan.strategies if "sc@" in name]
+    hosted = [m for m in plan.models if not is_local(m)]
+    if voting and hosted and plan.config.temperature == 0:
+        console.print(
+            f"[bold yellow]warning:[/] {voting[0]} at temperature 0 sends {hosted[0]} identical requests; "
+            "set temperature=0.7 (or so) for distinct samples",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 def _warn_about(run: Any) -> None:
     """One line on rows a reader set aside (damaged lines, duplicate cells), when there are any."""
     problems = run.problems()
@@ -116,13 +132,15 @@ def run(
         plan = plan_experiment(config)
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc)) from None
+    _warn_identical_samples(plan)
     if config.dry_run:
         estimate = asyncio.run(dry_run(plan))
         console.print(
             f"{estimate['cells']} cells ({len(plan.models)} models x {len(plan.strategies)} strategies x "
             f"{len(config.modalities)} modalities x {len(plan.seeds)} seeds x {config.variants} variants x "
             f"{config.repeats} repeats, less what seeds cannot render); {estimate['cached_cells']} cached "
-            f"({100 * estimate['cached_share']:.0f}%); {estimate['calls_needed']} calls needed, "
+            f"({100 * estimate['cached_share']:.0f}%), {estimate['skipped_cells']} to be skipped; "
+            f"{estimate['calls_needed']} calls needed, "
             f"estimated cost ${estimate['estimated_cost_usd']:.4f} (upper estimate: prompt characters / 3 + "
             "max_tokens at "
             "litellm's prices). Nothing was called or written.",
@@ -678,7 +696,7 @@ def list_(
             modifiers.add_column(column, overflow="fold")
         for name, modifier in sorted(MODIFIERS.items()):
             modifiers.add_row(name, modifier.summary, modifier.source, modifier.calls_per_cell)
-        Console().print(table, modifiers)
+        _stdout_console().print(table, modifiers)
     elif what in ("seeds", "generators"):
         from collections import Counter
 
@@ -715,7 +733,7 @@ def list_(
             share = f"{100 * count / dynamath:.1f}%" if topic in DYNAMATH_TOPIC_SHARE and dynamath else "–"
             reference = f"{DYNAMATH_TOPIC_SHARE[topic]:.1f}%" if topic in DYNAMATH_TOPIC_SHARE else "–"
             topics.add_row(topic, str(count), share, reference)
-        Console().print(table, topics)
+        _stdout_console().print(table, topics)
     elif what in ("graders", "metrics"):
         _list_registry(what)
     else:

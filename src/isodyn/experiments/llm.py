@@ -21,7 +21,7 @@ import random
 import re
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -333,7 +333,9 @@ class CachedClient:
 
     def gate(self, model: str) -> ModelGate:
         if model not in self.gates:
-            self.gates[model] = ModelGate(self.limits)
+            # the embedded model answers one call at a time: more in flight would only queue
+            limits = replace(self.limits, concurrency=1) if is_local(model) else self.limits
+            self.gates[model] = ModelGate(limits)
         return self.gates[model]
 
     def cached(self, request: ModelRequest, hashed_messages: Any = None) -> tuple[Reply | None, str]:
@@ -386,10 +388,10 @@ class CachedClient:
             spent = 0.0
             self.calls_made += 1  # every request sent counts, answered or not
             try:
-                reply = await asyncio.wait_for(
-                    call_litellm(request, self.limits.timeout_s, self.api_key_env),
-                    timeout=self.limits.timeout_s + 5,
-                )
+                call = call_litellm(request, self.limits.timeout_s, self.api_key_env)
+                # an in-process model is no network call: it is never timed out (it would retry)
+                local = is_local(request.model)
+                reply = await (call if local else asyncio.wait_for(call, timeout=self.limits.timeout_s + 5))
                 spent = reply.cost_usd
                 if not reply.text.strip():
                     raise EmptyReply("the model answered with no text")

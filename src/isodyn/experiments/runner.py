@@ -9,6 +9,8 @@ import asyncio
 import gc
 import hashlib
 import json
+import os
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -105,8 +107,35 @@ def _checked_seeds(config: ExperimentConfig) -> dict[str, SeedProgram]:
     return {s: known_seeds[s] for s in chosen}
 
 
+def _checked_directory(path: Path, setting: str) -> None:
+    """`path` is a directory, or can be made one, that this process may write in."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{setting}={path} is a file; name a directory")
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{setting}={path}: cannot write in {existing}")
+
+
+def _checked_vision(config: ExperimentConfig) -> None:
+    """A list in vision= names models of the run (`vision=maybe` is a typo, not a model)."""
+    if config.vision in ("auto", "yes", "no"):
+        return
+    named = set(config.models) | ({config.describer} if config.describer else set())
+    unknown = [m for m in config.vision.split(",") if m not in named]
+    if unknown:
+        raise ConfigError(
+            f"vision={config.vision}: {unknown[0]!r} is not a model of this run; use auto, yes, no, or "
+            "a comma list of the run's models that read images"
+        )
+
+
 def plan_experiment(config: ExperimentConfig) -> Plan:
     """Validate every name in the config; raise ConfigError or ModelError before anything is written."""
+    _checked_directory(config.out, "out")
+    _checked_directory(config.cache_dir, "cache_dir")
+    _checked_vision(config)
     seeds = _checked_seeds(config)
     strategies = _checked_strategies(config)
     models = {name: _checked_model(name, config) for name in config.models}
@@ -438,6 +467,27 @@ def summarize(
 
 
 ProgressHook = Callable[[CellResult, CachedClient], None]
+SPENDING = ("calls_made", "cache_hits", "retries", "cost_usd")
+
+
+def earlier_spending(log_path: Path, done: list[CellResult]) -> dict[str, float]:
+    """What earlier processes of a resumed run spent: requests, retries and cost from their events
+    in log.jsonl (every request sent leaves one), cache hits from the transcripts of their cells."""
+    spent = dict.fromkeys(SPENDING, 0.0)
+    spent["cache_hits"] = float(sum(bool(c.cache_hit) for r in done for c in r.transcript))
+    if not done or not log_path.is_file():
+        return spent
+    for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut by a crash
+        kind = event.get("event") if isinstance(event, dict) else None
+        if kind in ("call", "retry", "error"):
+            spent["calls_made"] += 1
+            spent["retries"] += kind == "retry"
+            spent["cost_usd"] += float(event.get("cost_usd") or 0.0)
+    return spent
 
 
 def _limits(config: ExperimentConfig) -> Limits:
@@ -476,6 +526,7 @@ async def _execute(
     cache_store = ResponseCache(config.cache_dir / "responses")
     renders = RenderCache(config.cache_dir / "renders")
     memo = ReplayMemo(config.cache_dir, config)
+    earlier = earlier_spending(run_dir / "log.jsonl", done or [])
     log = RunLog(run_dir / "log.jsonl")
     client = CachedClient(
         cache_store, _limits(config), Budget(config.max_cost), log, api_key_env=config.api_key_env
@@ -542,6 +593,14 @@ async def _execute(
         renders.close()
         memo.close()
     summary = summarize(results, client, plan.grid, time.perf_counter() - started, undone)
+    if done:  # a resumed run: the totals cover every process that worked on it
+        summary["this_process"] = {k: summary[k] for k in SPENDING}
+        for key in SPENDING:
+            summary[key] = (
+                round(summary[key] + earlier[key], 6)
+                if key == "cost_usd"
+                else int(summary[key] + earlier[key])
+            )
     if client.budget.limit_usd is not None:
         summary["max_cost"] = client.budget.limit_usd
     if stopped:
@@ -585,11 +644,14 @@ def _remember_last_run(cache_dir: Path, summary: dict[str, Any], run_dir: Path) 
 async def dry_run(plan: Plan) -> dict[str, Any]:
     """Grid size, cached share and a cost estimate, without a call or a written file."""
     config = plan.config
-    cache_store = ResponseCache(config.cache_dir / "responses")
-    renders = RenderCache(config.cache_dir / "renders")
+    # Nothing is written: drawings go to a scratch directory, and a missing reply cache is not made.
+    scratch = tempfile.TemporaryDirectory(prefix="isodyn-dry-run-")
+    responses = config.cache_dir / "responses"
+    cache_store = ResponseCache(responses if responses.is_dir() else Path(scratch.name) / "responses")
+    renders = RenderCache(Path(scratch.name) / "renders")
     client = CachedClient(cache_store, _limits(config))
     materials = _Materials(plan.seeds, config.base_seed, renders)
-    uncached_calls, estimate, cached_cells = 0, 0.0, 0
+    uncached_calls, estimate, cached_cells, skipped_cells = 0, 0.0, 0, 0
 
     async def estimated(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
         nonlocal uncached_calls, estimate
@@ -603,15 +665,19 @@ async def dry_run(plan: Plan) -> dict[str, Any]:
     try:
         for cell in plan.grid.cells:
             result = await _run_cell(plan, cell, materials, client, Path("."), estimated)
-            cached_cells += bool(result.cache_hit) or result.reason.startswith("skipped")
+            skipped = result.reason.startswith("skipped")
+            skipped_cells += skipped
+            cached_cells += bool(result.cache_hit) and not skipped  # a skipped cell is no cached one
     finally:
         cache_store.close()
         renders.close()
+        scratch.cleanup()
     cells = len(plan.grid.cells)
     share = cached_cells / cells if cells else 0.0
     return {
         "cells": cells,
         "cached_cells": cached_cells,
+        "skipped_cells": skipped_cells,
         "cached_share": share,
         "calls_needed": uncached_calls,
         "estimated_cost_usd": round(estimate, 4),
