@@ -275,17 +275,42 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
     counts once: a second row for a cell already read is ignored and counted."""
     run_dir = Path(run_dir)
     read = read_rows(run_dir, repair, missing_ok)
+    config = _read_json(run_dir / "config.json") or {}
     results: list[CellResult] = []
     seen: set[tuple[str, str, str, str, int, int]] = set()
     for row in read.rows:
         result = CellResult.from_row(row)
+        if not result.question and "question" not in row:
+            result = _question_from_seed(result, int(config.get("base_seed", 0) or 0))
         if result.cell not in seen:
             seen.add(result.cell)
             results.append(result)
     return Run(
-        run_dir, results, _read_json(run_dir / "config.json") or {}, _read_json(run_dir / "summary.json"),
-        read.damaged, len(read.rows) - len(results),
+        run_dir, results, config, _read_json(run_dir / "summary.json"), read.damaged,
+        len(read.rows) - len(results),
     )  # fmt: skip
+
+
+def _question_from_seed(result: CellResult, base_seed: int) -> CellResult:
+    """A row written before the question was recorded, whose transcript does not show it either:
+    the question, options and solution of its registered seed's variant (in the row's option order).
+    A seed that is not registered (a released item) leaves the row as it is."""
+    from isodyn.generators import all_seeds
+
+    seed = all_seeds().get(result.seed_id)
+    if seed is None:
+        return result
+    try:
+        variant = seed.variant(result.variant, base_seed)
+    except Exception:  # an index the seed cannot draw: keep what the row has
+        return result
+    choices = result.choices or variant.choices
+    question = variant.question
+    if choices != variant.choices and variant.choices:
+        from isodyn.generators.base import format_choices
+
+        question = question.removesuffix(format_choices(variant.choices)) + format_choices(choices)
+    return replace(result, question=question, choices=choices, solution=variant.solution)
 
 
 def _read_json(path: Path) -> Any:
