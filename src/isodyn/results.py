@@ -325,7 +325,8 @@ def results_frame(results: Sequence[CellResult]) -> Any:
     """The results as one table (a pandas DataFrame, one line per cell) for the analysis layer."""
     import pandas as pd
 
-    return pd.DataFrame([result.to_row() for result in results])
+    # no results: still every column, so the tables say "nothing to show" instead of failing
+    return pd.DataFrame([result.to_row() for result in results], columns=list(_RESULT_FIELDS))
 
 
 def write_results(path: Path, results: Iterable[CellResult]) -> None:

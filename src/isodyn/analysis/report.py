@@ -138,7 +138,11 @@ def render_html(content: ReportContent) -> str:
 
 
 def _read_json(path: Path) -> Any:
-    return json.loads(path.read_text()) if path.is_file() else None
+    """A JSON file beside the results, or None when missing or damaged (the report goes on)."""
+    try:
+        return json.loads(path.read_text()) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
 
 
 def write_content(directory: Path, content: ReportContent, stem: str) -> Path:

@@ -84,6 +84,8 @@ def dynamath_table(frame: pd.DataFrame, metric: str, bootstrap: Bootstrap | None
 
 def overview_table(frame: pd.DataFrame, bootstrap: Bootstrap | None) -> pd.DataFrame:
     table = robustness_table(frame, GROUP, bootstrap)
+    if table.empty:  # a run with no cells yet
+        return pd.DataFrame(columns=[*GROUP, "graded", "extraction_failed", "skipped", "errors", "A_avg"])
     out = table[[*GROUP, "graded", "extraction_failed", "skipped", "errors"]].copy()
     for metric in ("A_avg", "A_wst", "RR"):
         out[metric] = [
