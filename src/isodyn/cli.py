@@ -151,7 +151,10 @@ def run(
         _HELD.append(RunLock(run_lock_path(config)).acquire())
     except (RunInUse, OSError) as exc:
         raise fail(str(exc)) from None
-    run_dir, done = open_run_dir(config)
+    try:
+        run_dir, done = open_run_dir(config)
+    except OSError as exc:  # out cannot be written after all (a read-only disk, a full one)
+        raise fail(f"cannot write the run directory under {config.out}: {exc.strerror or exc}") from None
     if done:
         console.print(f"resuming {run_dir}: {len(done)} cells already finished", highlight=False)
     per_model = {m: {"done": 0, "errors": 0, "cost": 0.0} for m in plan.models}
@@ -344,16 +347,20 @@ def _split_words(words: list[str]) -> tuple[list[Path], list[str]]:
 
 @app.command()
 def report(
-    source: Annotated[Path, typer.Argument(help="a run directory, or a CSV of per-variant correctness")],
-    settings: Annotated[
-        list[str] | None,
-        typer.Argument(help="resamples=10000 level=0.95 seed=0 grader=isodyn|dynamath|mmmath|strict-json"),
-    ] = None,
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            help="RUN_DIR, or one or more tables (CSV/TSV/JSONL of per-variant correctness); "
+            "resamples=10000 level=0.95 seed=0 grader=isodyn|dynamath|mmmath|strict-json"
+        ),
+    ],
 ) -> None:
-    """Write report.md and a standalone report.html for a run (or an outside results table) and print
-    the Markdown. A CSV may be long form (seed_id, variant, correct, ...) or DynaMath's wide form.
-    With grader=NAME the run's saved replies are graded by that grader first (nothing is called)."""
-    from isodyn.analysis.external import ExternalTableError, read_external
+    """Write report.md and a standalone report.html for a run (or outside results tables) and print
+    the Markdown. A table may be long form (seed_id, variant, correct, ...) or DynaMath's published
+    wide form (correct/fail cells, totals and summary rows are read as published); several tables
+    give one report with a row per model. With grader=NAME the run's saved replies are graded by that
+    grader first (nothing is called)."""
+    from isodyn.analysis.external import ExternalTableError, read_tables
     from isodyn.analysis.metrics import Bootstrap
     from isodyn.analysis.report import write_report
     from isodyn.experiments.config import ConfigError, grader_name, parse_key_values
@@ -361,19 +368,29 @@ def report(
     from isodyn.results import read_results, write_results
     from isodyn.scoring import Tolerance
 
+    sources, settings = _split_words(words)
     try:
-        chosen = parse_key_values(settings or [], {**_bootstrap_parsers(), "grader": grader_name})
+        chosen = parse_key_values(settings, {**_bootstrap_parsers(), "grader": grader_name})
         grader = chosen.pop("grader", None)
         bootstrap = Bootstrap(**chosen)
-        if source.is_file():
-            results = read_external(source)
-            run_dir = source.with_name(f"{source.stem}-report")
+        if not sources:
+            raise ConfigError("name a run directory or one or more result tables")
+        if len(sources) > 1 or sources[0].is_file():
+            if not all(p.is_file() for p in sources):
+                raise ConfigError("several sources must all be result tables (files), not run directories")
+            tables = read_tables(sources)
+            for note in tables.notes:
+                console.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+            results = tables.results
+            first = sources[0]
+            stem = first.stem if len(sources) == 1 else f"{first.stem}-and-{len(sources) - 1}-more"
+            run_dir = first.with_name(f"{stem}-report")
             run_dir.mkdir(exist_ok=True)
             write_results(run_dir / "results.jsonl", results)
         else:
-            run = read_results(source)
+            run = read_results(sources[0])
             _warn_about(run)
-            results, run_dir = run.results, source
+            results, run_dir = run.results, sources[0]
     except (ConfigError, ExternalTableError, FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from None
     if grader is not None:

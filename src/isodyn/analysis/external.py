@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +19,9 @@ import pandas as pd
 from isodyn.core import Level, Topic
 from isodyn.results import SCHEMA_VERSION, CellResult
 
-_TRUE = {"1", "true", "yes", "y", "t", "correct", "1.0"}
-_FALSE = {"0", "false", "no", "n", "f", "wrong", "incorrect", "0.0"}
+# Correctness as published tables write it (DynaMath's say `correct` / `fail`), compared lower-cased.
+_TRUE = {"1", "1.0", "true", "t", "yes", "y", "correct", "right", "pass", "passed", "✓", "✔", "☑"}
+_FALSE = {"0", "0.0", "false", "f", "no", "n", "wrong", "incorrect", "fail", "failed", "✗", "✘", "☒", "×"}
 
 
 class ExternalTableError(ValueError):
@@ -47,13 +50,53 @@ def _defaults(model: str) -> dict[str, Any]:
             "extracted": None}  # fmt: skip
 
 
-def long_form_rows(table: pd.DataFrame, model: str) -> list[dict[str, Any]]:
+@dataclass
+class Skipped:
+    """Rows of a table that are not cells (blank rows, totals, summary rows, footers)."""
+
+    count: int = 0
+    labels: list[str] = field(default_factory=list)
+
+    def add(self, label: Any) -> None:
+        self.count += 1
+        text = "" if label is None or (isinstance(label, float) and math.isnan(label)) else str(label).strip()
+        if text and text not in self.labels and len(self.labels) < 4:
+            self.labels.append(text)
+
+    def line(self, name: str) -> str | None:
+        if not self.count:
+            return None
+        named = f" ({', '.join(repr(label) for label in self.labels)})" if self.labels else " (blank)"
+        return f"{name}: {self.count} row(s) that are not questions skipped{named}"
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or not str(value).strip()
+
+
+def _question_id(value: Any) -> str | None:
+    """A question's id (`169`, `169.0`, `q12`), or None for a summary or footer label."""
+    if _blank(value):
+        return None
+    text = str(value).strip()
+    if re.fullmatch(r"\d+(\.0+)?", text):
+        return str(int(float(text)))
+    if re.search(r"^(#|total|sum|avg|average|mean|a_avg|a_wst|accuracy|overall)|per variant", text, re.I):
+        return None
+    return text
+
+
+def long_form_rows(table: pd.DataFrame, model: str, skipped: Skipped | None = None) -> list[dict[str, Any]]:
     missing = {"seed_id", "variant", "correct"} - set(table.columns)
     if missing:
         raise ExternalTableError(f"long-form table lacks column(s) {', '.join(sorted(missing))}")
+    skipped = skipped if skipped is not None else Skipped()
     topics, levels = [t.value for t in Topic], [lv.value for lv in Level]
     rows = []
     for record in table.to_dict("records"):
+        if _question_id(record.get("seed_id")) is None or _blank(record.get("correct")):
+            skipped.add(record.get("seed_id"))
+            continue
         row = {**_defaults(model), **{k: v for k, v in record.items() if pd.notna(v)}}
         row["seed_id"], row["variant"] = str(row["seed_id"]), int(row["variant"])
         row["repeat"], row["correct"] = int(row["repeat"]), _truth_value(row["correct"])
@@ -62,16 +105,23 @@ def long_form_rows(table: pd.DataFrame, model: str) -> list[dict[str, Any]]:
     return rows
 
 
-def dynamath_wide_rows(table: pd.DataFrame, model: str) -> list[dict[str, Any]]:
+def dynamath_wide_rows(
+    table: pd.DataFrame, model: str, skipped: Skipped | None = None
+) -> list[dict[str, Any]]:
     variant_columns = sorted(
         (c for c in table.columns if re.fullmatch(r"Variant \d+", str(c))),
         key=lambda c: int(str(c).split()[1]),
     )
     if "Question ID" not in table.columns or not variant_columns:
         raise ExternalTableError("DynaMath wide form needs 'Question ID' and 'Variant 1', 'Variant 2', ...")
+    skipped = skipped if skipped is not None else Skipped()
     topics, levels = [t.value for t in Topic], [lv.value for lv in Level]
     rows = []
     for record in table.to_dict("records"):
+        key = _question_id(record["Question ID"])
+        if key is None or all(_blank(record[c]) for c in variant_columns):
+            skipped.add(record["Question ID"])  # a blank row, `# of correct per variant`, `A_avg`, ...
+            continue
         answers = [_truth_value(record[c]) for c in variant_columns]
         stated = record.get("# of correct per question")
         if stated is not None and pd.notna(stated) and int(stated) != sum(answers):
@@ -81,7 +131,7 @@ def dynamath_wide_rows(table: pd.DataFrame, model: str) -> list[dict[str, Any]]:
             )
         base = {
             **_defaults(model),
-            "seed_id": str(record["Question ID"]),
+            "seed_id": key,
             "topic": _normalized(record.get("Topic", "unknown"), topics),
             "level": _normalized(record.get("Difficulty Level", "unknown"), levels),
         }
@@ -89,16 +139,46 @@ def dynamath_wide_rows(table: pd.DataFrame, model: str) -> list[dict[str, Any]]:
     return rows
 
 
+@dataclass
+class ExternalTable:
+    results: list[CellResult]
+    notes: list[str]  # one line per file that had rows set aside
+
+
 def read_external(path: Path) -> list[CellResult]:
-    """Cell results from a CSV (or TSV, or JSON lines) file in either form; the model is named after
-    the file. They hold verdicts only: no reply, so no grader and nothing to re-grade."""
-    if path.suffix == ".jsonl":
-        table = pd.read_json(path, lines=True)
-    else:
-        table = pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",")
+    """Cell results from one outside table (see `read_tables`)."""
+    return read_tables([path]).results
+
+
+def read_tables(paths: list[Path]) -> ExternalTable:
+    """Cell results from CSV (or TSV, or JSON lines) files in either form, one model per file unless a
+    `model` column names it: several files give one table with a row per model. They hold verdicts
+    only: no reply, so no grader and nothing to re-grade. Rows that are not questions are skipped
+    and counted in `notes`."""
+    results: list[CellResult] = []
+    notes = []
+    for path in paths:
+        skipped = Skipped()
+        table = _read_table(path)
+        if "Question ID" in table.columns:
+            rows = dynamath_wide_rows(table, path.stem, skipped)
+        else:
+            rows = long_form_rows(table, path.stem, skipped)
+        if not rows:
+            raise ExternalTableError(f"{path}: no question rows")
+        results += [CellResult.from_row({**row, "schema": SCHEMA_VERSION}) for row in rows]
+        if line := skipped.line(path.name):
+            notes.append(line)
+    return ExternalTable(results, notes)
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    try:
+        if path.suffix == ".jsonl":
+            table = pd.read_json(path, lines=True)
+        else:
+            table = pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",", skip_blank_lines=True)
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise ExternalTableError(f"{path}: cannot read it as a table ({str(exc).splitlines()[0]})") from None
     table.columns = [str(c).strip() for c in table.columns]
-    if "Question ID" in table.columns:
-        rows = dynamath_wide_rows(table, path.stem)
-    else:
-        rows = long_form_rows(table, path.stem)
-    return [CellResult.from_row({**row, "schema": SCHEMA_VERSION}) for row in rows]
+    return table
