@@ -67,6 +67,31 @@ def _print_table(results: list[CellResult]) -> None:
     _stdout_console().print(table)
 
 
+def _say_what_was_loaded(plan: Any) -> None:
+    """For a `dataset=` run: what the release holds, and anything in it read with a caveat."""
+    from isodyn.generators.release import ReleasedItem, release_summary
+
+    released = {k: s for k, s in plan.seeds.items() if isinstance(s, ReleasedItem)}
+    for line in release_summary(released):
+        console.print(f"[bold]dataset:[/] {line}", highlight=False, soft_wrap=True)
+
+
+def _warn_unseen_images(plan: Any) -> None:
+    """vision=auto on a model litellm does not know skips every image cell: say so before the run."""
+    from isodyn.core import Modality
+
+    if plan.config.vision != "auto" or Modality.IMAGE not in plan.config.modalities:
+        return
+    for name, info in plan.models.items():
+        if not info.vision and not info.known_to_litellm:
+            console.print(
+                f"[bold yellow]warning:[/] {name} is not in litellm's model table, so its image cells will "
+                f"be skipped; add vision={name} (or vision=yes) if it reads images",
+                highlight=False,
+                soft_wrap=True,
+            )
+
+
 def _warn_identical_samples(plan: Any) -> None:
     """sc@k at temperature 0 asks a hosted model k times the same thing (the embedded model varies
     its seed per sample instead): say so, since the vote then only costs k times as much."""
@@ -133,6 +158,8 @@ def run(
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc)) from None
     _warn_identical_samples(plan)
+    _say_what_was_loaded(plan)
+    _warn_unseen_images(plan)
     if config.dry_run:
         estimate = asyncio.run(dry_run(plan))
         console.print(

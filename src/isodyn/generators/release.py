@@ -27,6 +27,8 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _TRIAL = re.compile(r"trial(\d+)$")
 _CHOICES_START = re.compile(r"\bchoices?\s*:", re.IGNORECASE)
 _CHOICE = re.compile(r"\(([A-J])\)\s*(.*?)\s*(?=,?\s*\([A-J]\)|$)", re.DOTALL)
+_BARE_START = re.compile(r"\(A\)")  # `(A) x (B) y` without the `Choices:` prefix
+_OPTION_LINE = re.compile(r"^\s*\(?([A-J])\s*[.):：]\s*(.+?)\s*$")  # `A. x`, `A: [1, 2]`, `(A) x` per line
 
 _TOPICS = {
     "plane geometry": Topic.PLANE_GEOMETRY, "pg": Topic.PLANE_GEOMETRY,
@@ -44,9 +46,13 @@ _LEVELS = {
     "high school": Level.HIGH_SCHOOL, "undergraduate": Level.UNDERGRADUATE,
 }  # fmt: skip
 _ANSWER_TYPES = {
-    "multiple choice": AnswerType.MULTIPLE_CHOICE, "float": AnswerType.FLOAT,
-    "free form": AnswerType.TEXT, "text": AnswerType.TEXT, "int": AnswerType.INT,
-    "integer": AnswerType.INT,
+    "multiple choice": AnswerType.MULTIPLE_CHOICE, "multiple choices": AnswerType.MULTIPLE_CHOICE,
+    "multichoice": AnswerType.MULTIPLE_CHOICE, "mcq": AnswerType.MULTIPLE_CHOICE,
+    "choice": AnswerType.MULTIPLE_CHOICE, "float": AnswerType.FLOAT, "number": AnswerType.FLOAT,
+    "numeric": AnswerType.FLOAT, "numerical": AnswerType.FLOAT, "decimal": AnswerType.FLOAT,
+    "free form": AnswerType.TEXT, "freeform": AnswerType.TEXT, "text": AnswerType.TEXT,
+    "string": AnswerType.TEXT, "single answer": AnswerType.TEXT, "open": AnswerType.TEXT,
+    "open ended": AnswerType.TEXT, "int": AnswerType.INT, "integer": AnswerType.INT,
 }  # fmt: skip
 
 
@@ -66,15 +72,43 @@ def _lookup(table: dict[str, Any], value: Any, what: str, where: str) -> Any:
 
 
 def parse_choices(question: str) -> tuple[str, ...]:
-    """The options listed after `Choices:` as `(A) x (B) y ...`; () unless they run A, B, C, ..."""
+    """The options of a question, in every layout DynaMath's release writes them: after `Choices:` as
+    `(A) x (B) y ...`, the same without the prefix, or one option a line (`A. x`, `A: [1, 2]`);
+    () unless they run A, B, C, ... (at least two)."""
     start = _CHOICES_START.search(question)
-    if start is None:
-        return ()
-    found = _CHOICE.findall(question[start.end() :])
+    if start is not None and (found := _lettered(_CHOICE.findall(question[start.end() :]))):
+        return found
+    lines = _option_lines(question)
+    if lines:
+        return lines
+    bare = list(_BARE_START.finditer(question))
+    if bare:
+        return _lettered(_CHOICE.findall(question[bare[-1].start() :]))
+    return ()
+
+
+def _lettered(found: list[tuple[str, str]]) -> tuple[str, ...]:
     letters = [letter for letter, _ in found]
     if len(found) < 2 or letters != list("ABCDEFGHIJ"[: len(found)]):
         return ()
     return tuple(text.strip().rstrip(",").strip() for _, text in found)
+
+
+def _option_lines(question: str) -> tuple[str, ...]:
+    """The last run of consecutive lines `A. x`, `B. y`, ... (one option a line)."""
+    best: list[tuple[str, str]] = []
+    run: list[tuple[str, str]] = []
+    for line in question.splitlines():
+        match = _OPTION_LINE.match(line)
+        if match and match.group(1) == "ABCDEFGHIJ"[len(run)]:
+            run.append((match.group(1), match.group(2)))
+            continue
+        if len(run) >= 2:
+            best = run
+        run = [(match.group(1), match.group(2))] if match and match.group(1) == "A" else []
+    if len(run) >= 2:
+        best = run
+    return tuple(text for _, text in best)
 
 
 @dataclass(frozen=True)
@@ -132,7 +166,14 @@ class ReleasedItem(SeedProgram):
         self.seed_id = key
         self.topic = _lookup(_TOPICS, first.get("subject"), "subject", where)
         self.level = _lookup(_LEVELS, first.get("level"), "level", where)
-        self.answer_type = _lookup(_ANSWER_TYPES, first.get("answer_type"), "answer type", where)
+        self.warnings: list[str] = []
+        answer_type = _ANSWER_TYPES.get(_label(first.get("answer_type")))
+        if answer_type is None:  # one odd item must not refuse the release: kept as free text
+            self.warnings.append(
+                f"item {key}: unknown answer type {first.get('answer_type')!r}, read as free text"
+            )
+            answer_type = AnswerType.TEXT
+        self.answer_type = answer_type
         self.variant_space = len(release.trials)
 
     def variant(self, index: int, base_seed: int = 0) -> Variant:
@@ -186,6 +227,38 @@ def as_png(data: bytes) -> bytes:
     buffer = io.BytesIO()
     Image.open(io.BytesIO(data)).save(buffer, format="png")
     return buffer.getvalue()
+
+
+def release_summary(seeds: dict[str, ReleasedItem]) -> list[str]:
+    """What a loaded release holds, for a person to check before any call: items and trials, the
+    multiple-choice items whose options were parsed, items whose truth letter names no parsed option
+    (by id), and each item's warnings."""
+    if not seeds:
+        return []
+    release = next(iter(seeds.values())).release
+    choice_items = [s for s in seeds.values() if s.answer_type is AnswerType.MULTIPLE_CHOICE]
+    parsed, unmatched = 0, []
+    for seed in choice_items:
+        options_everywhere = True
+        for index in range(len(release.trials)):
+            item = release.items(index)[seed.seed_id]
+            options = parse_choices(str(item.get("question", "")))
+            truth = str(item.get("answer", "")).strip().upper()
+            options_everywhere &= bool(options)
+            if len(truth) != 1 or not "A" <= truth <= "J" or "ABCDEFGHIJ".index(truth) >= len(options):
+                unmatched.append(f"{seed.seed_id} (trial {index + 1})")
+        parsed += options_everywhere
+    lines = [
+        f"{release.root}: {len(seeds)} items x {len(release.trials)} trials; "
+        f"{parsed} of {len(choice_items)} multiple-choice items have their options parsed in every trial"
+    ]
+    if unmatched:
+        shown = ", ".join(unmatched[:20]) + (
+            f" and {len(unmatched) - 20} more" if len(unmatched) > 20 else ""
+        )
+        lines.append(f"truth letter without a parsed option: {shown}")
+    lines += [warning for seed in seeds.values() for warning in seed.warnings]
+    return lines
 
 
 def release_seeds(root: Path | str, keys: tuple[str, ...] = ()) -> dict[str, ReleasedItem]:
