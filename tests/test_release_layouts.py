@@ -60,9 +60,7 @@ def png(color: tuple[int, int, int]) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.fixture
-def release(tmp_path: Path) -> Path:
-    root = tmp_path / "DynaMath"
+def write_folders(root: Path) -> Path:
     for trial in range(1, TRIALS + 1):
         folder = root / f"trial{trial}"
         (folder / "image").mkdir(parents=True)
@@ -70,15 +68,40 @@ def release(tmp_path: Path) -> Path:
         for n, (key, (kind, question, answers, _)) in enumerate(ITEMS.items()):
             (folder / "image" / f"{key}.png").write_bytes(png((20 * n, 30 * trial, 90)))
             data[key] = {
-                "question": question,
-                "answer": answers[trial - 1],
-                "image": f"image/{key}.png",
-                "answer_type": kind,
-                "subject": "graph theory",
-                "level": "undergraduate",
-            }
+                "question": question, "answer": answers[trial - 1], "image": f"image/{key}.png",
+                "answer_type": kind, "subject": "graph theory", "level": "undergraduate",
+            }  # fmt: skip
         (folder / "dataset.json").write_text(json.dumps(data))
     return root
+
+
+def write_parquet(root: Path) -> Path:
+    """The hub's form: one parquet split per variant, images as {bytes, path} structs."""
+    import pandas as pd
+
+    (root / "data").mkdir(parents=True)
+    for trial in range(1, TRIALS + 1):
+        rows = [
+            {
+                "id": int(key),
+                "question": question,
+                "image": f"{key}.png",
+                "decoded_image": {"bytes": png((20 * n, 30 * trial, 90)), "path": f"{key}.png"},
+                "ground_truth": answers[trial - 1],
+                "answer_type": kind,
+                "subject": "graph theory",
+                "knowledge_level": "undergraduate",
+            }
+            for n, (key, (kind, question, answers, _)) in enumerate(ITEMS.items())
+        ]
+        pd.DataFrame(rows).to_parquet(root / "data" / f"sample_variant{trial}-00000-of-00001.parquet")
+    return root
+
+
+@pytest.fixture(params=["folders", "parquet"])
+def release(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    write = write_folders if request.param == "folders" else write_parquet
+    return write(tmp_path / "DynaMath")
 
 
 @pytest.mark.parametrize("key", [k for k, item in ITEMS.items() if item[3]])
@@ -100,7 +123,8 @@ def test_answer_type_spellings_are_mapped_and_an_unknown_one_is_kept(release: Pa
     assert summary[1:] == ["item 17: unknown answer type 'a type nobody wrote down', read as free text"]
 
 
-def test_a_truth_letter_without_an_option_is_listed(release: Path) -> None:
+def test_a_truth_letter_without_an_option_is_listed(tmp_path: Path) -> None:
+    release = write_folders(tmp_path / "DynaMath")
     data = json.loads((release / "trial2" / "dataset.json").read_text())
     data["12"]["answer"] = "D"  # only A..C are offered
     (release / "trial2" / "dataset.json").write_text(json.dumps(data))
@@ -108,13 +132,11 @@ def test_a_truth_letter_without_an_option_is_listed(release: Path) -> None:
 
 
 def test_a_perfect_answerer_scores_100_percent_on_every_layout(release: Path, tmp_path: Path) -> None:
-    truth = {}
+    truth = {}  # pixels -> the item's answer, from what was written (ITEMS), not from the loader
     for trial in range(1, TRIALS + 1):
-        data = json.loads((release / f"trial{trial}" / "dataset.json").read_text())
-        for item in data.values():
-            image = (release / f"trial{trial}" / item["image"]).read_bytes()
-            pixels = np.asarray(Image.open(io.BytesIO(image)).convert("RGB"))
-            truth[hashlib.sha256(pixels.tobytes()).hexdigest()] = item["answer"]
+        for n, (_, (_, _, answers, _)) in enumerate(ITEMS.items()):
+            pixels = np.asarray(Image.open(io.BytesIO(png((20 * n, 30 * trial, 90)))).convert("RGB"))
+            truth[hashlib.sha256(pixels.tobytes()).hexdigest()] = answers[trial - 1]
 
     def oracle(request: dict) -> ScriptedReply:
         parts = [p for m in request["messages"] if isinstance(m["content"], list) for p in m["content"]]

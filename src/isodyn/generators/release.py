@@ -113,13 +113,38 @@ def _option_lines(question: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Release:
+    """A release on disk: trial folders (`trial<N>/dataset.json` and images) or parquet splits
+    (`sample_variant<N>*.parquet`, the form the dataset hub serves). `trials` are the folders or
+    files, in number order; `items(i)` gives trial i's items keyed by question id, each with
+    `question`, `answer`, `answer_type`, `subject`, `level` (parquet rows are mapped to these)."""
+
     root: Path
-    trials: tuple[Path, ...]  # trial1, trial2, ... in number order
+    trials: tuple[Path, ...]
+    parquet: bool = False
+
+    def source(self, index: int) -> Path:
+        """The file trial `index` is read from (for messages)."""
+        return self.trials[index] if self.parquet else self.trials[index] / "dataset.json"
 
     def items(self, index: int) -> dict[str, dict[str, Any]]:
-        path = self.trials[index] / "dataset.json"
+        path = self.source(index)
         stat = path.stat()
-        return _load_items(path, stat.st_mtime_ns, stat.st_size)
+        loader = _load_parquet_items if self.parquet else _load_items
+        return loader(path, stat.st_mtime_ns, stat.st_size)
+
+    def image(self, index: int, key: str, item: dict[str, Any]) -> tuple[str, bytes]:
+        """(a reference to the image, its bytes), or ReleaseError naming the item."""
+        if self.parquet:
+            data = item.get("image_bytes")
+            if not data:
+                raise ReleaseError(f"{self.trials[index]}: item {key} has no image")
+            return f"{self.trials[index].name}#{key}", data
+        folder = self.trials[index]
+        named = str(item.get("image", ""))
+        for candidate in (folder / named, folder / "image" / Path(named).name):
+            if named and candidate.is_file():
+                return str(candidate.relative_to(self.root)), candidate.read_bytes()
+        raise ReleaseError(f"{folder}: item {key}'s image {named!r} is missing")
 
 
 @lru_cache(maxsize=64)
@@ -127,11 +152,59 @@ def _load_items(path: Path, mtime_ns: int, size: int) -> dict[str, dict[str, Any
     """Parsed once per version of the file (a run asks for each item many times)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ReleaseError(f"{path}: cannot read it as JSON ({exc})") from exc
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ReleaseError(f"{path}: expected a dict of items keyed by question number")
     return {str(k): v for k, v in data.items()}
+
+
+# The hub's parquet columns -> the release's item fields (several spellings seen in mirrors).
+_PARQUET_FIELDS = {
+    "id": ("id", "qid", "question_id"),
+    "question": ("question", "query"),
+    "answer": ("ground_truth", "answer"),
+    "answer_type": ("answer_type",),
+    "subject": ("subject",),
+    "level": ("knowledge_level", "level"),
+    "image": ("decoded_image", "image"),
+}
+
+
+@lru_cache(maxsize=16)
+def _load_parquet_items(path: Path, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
+    import pandas as pd
+
+    try:
+        table = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several kinds for a damaged file
+        raise ReleaseError(f"{path}: cannot read it as parquet ({str(exc).splitlines()[0]})") from None
+    columns = {}
+    for name, spellings in _PARQUET_FIELDS.items():
+        found = next((c for c in spellings if c in table.columns), None)
+        if found is None:
+            raise ReleaseError(
+                f"{path}: no column {' or '.join(spellings)} (columns: {', '.join(table.columns)})"
+            )
+        columns[name] = found
+    items = {}
+    for record in table.to_dict("records"):
+        key = str(record[columns["id"]]).strip()
+        key = str(int(float(key))) if re.fullmatch(r"\d+(\.0+)?", key) else key
+        image = record[columns["image"]]
+        data = image.get("bytes") if isinstance(image, dict) else image
+        items[key] = {
+            "question": record[columns["question"]],
+            "answer": record[columns["answer"]],
+            "answer_type": record[columns["answer_type"]],
+            "subject": record[columns["subject"]],
+            "level": record[columns["level"]],
+            "image_bytes": bytes(data) if data is not None else b"",
+        }
+    return items
+
+
+_SPLIT = re.compile(r"sample_variant(\d+)\D.*\.parquet$|sample_variant(\d+)\.parquet$")
 
 
 def open_release(root: Path | str) -> Release:
@@ -142,12 +215,21 @@ def open_release(root: Path | str) -> Release:
     for child in root.iterdir():
         if (match := _TRIAL.fullmatch(child.name)) and (child / "dataset.json").is_file():
             numbered[int(match.group(1))] = child
+    parquet = False
     if not numbered:
-        raise ReleaseError(f"{root}: no trial<N>/dataset.json folders (DynaMath's release layout)")
+        for child in sorted(root.rglob("*.parquet")):
+            if match := _SPLIT.search(child.name):
+                numbered.setdefault(int(match.group(1) or match.group(2)), child)
+        parquet = bool(numbered)
+    if not numbered:
+        raise ReleaseError(
+            f"{root}: no trial<N>/dataset.json folders nor sample_variant<N>.parquet files "
+            "(DynaMath's layouts)"
+        )
     numbers = sorted(numbered)
     if numbers != list(range(1, len(numbers) + 1)):
-        raise ReleaseError(f"{root}: trial folders must be numbered 1..N, found {numbers}")
-    return Release(root, tuple(numbered[n] for n in numbers))
+        raise ReleaseError(f"{root}: variants must be numbered 1..N, found {numbers}")
+    return Release(root, tuple(numbered[n] for n in numbers), parquet)
 
 
 class ReleasedItem(SeedProgram):
@@ -160,8 +242,8 @@ class ReleasedItem(SeedProgram):
     def __init__(self, release: Release, key: str) -> None:
         first = release.items(0).get(key)
         if first is None:
-            raise ReleaseError(f"{release.trials[0]}: no item {key!r}")
-        where = f"{release.trials[0] / 'dataset.json'} item {key}"
+            raise ReleaseError(f"{release.source(0)}: no item {key!r}")
+        where = f"{release.source(0)} item {key}"
         self.release = release
         self.seed_id = key
         self.topic = _lookup(_TOPICS, first.get("subject"), "subject", where)
@@ -184,9 +266,9 @@ class ReleasedItem(SeedProgram):
             )
         item = self.release.items(index).get(self.seed_id)
         if item is None:
-            raise ReleaseError(f"{self.release.trials[index]}: no item {self.seed_id!r}")
+            raise ReleaseError(f"{self.release.source(index)}: no item {self.seed_id!r}")
         question = str(item.get("question", "")).strip()
-        image = self._image_path(index, item)
+        reference, image = self.release.image(index, self.seed_id, item)
         return Variant(
             seed_id=self.seed_id,
             index=index,
@@ -197,24 +279,17 @@ class ReleasedItem(SeedProgram):
             question=question,
             answer=str(item.get("answer", "")).strip(),
             params={
-                "image": str(image.relative_to(self.release.root)),
-                "image_sha256": hashlib.sha256(image.read_bytes()).hexdigest(),
+                "image": reference,
+                "image_sha256": hashlib.sha256(image).hexdigest(),
             },
             choices=parse_choices(question) if self.answer_type is AnswerType.MULTIPLE_CHOICE else (),
             solution="",
             variation_types=(),
         )
 
-    def _image_path(self, index: int, item: dict[str, Any]) -> Path:
-        folder = self.release.trials[index]
-        named = str(item.get("image", ""))
-        for candidate in (folder / named, folder / "image" / Path(named).name):
-            if named and candidate.is_file():
-                return candidate
-        raise ReleaseError(f"{folder}: item {self.seed_id}'s image {named!r} is missing")
-
     def render(self, variant: Variant, modality: Modality) -> Representation:
-        data = (self.release.root / variant.params["image"]).read_bytes()
+        item = self.release.items(variant.index)[self.seed_id]
+        _, data = self.release.image(variant.index, self.seed_id, item)
         return Representation(modality, variant.question, image_png=as_png(data))
 
 
@@ -267,15 +342,15 @@ def release_seeds(root: Path | str, keys: tuple[str, ...] = ()) -> dict[str, Rel
     available = release.items(0)
     chosen = keys or tuple(sorted(available, key=lambda k: (len(k), k)))
     if not chosen:
-        raise ReleaseError(f"{release.trials[0] / 'dataset.json'} has no items")
+        raise ReleaseError(f"{release.source(0)} has no items")
     missing = [k for k in chosen if k not in available]
     if missing:
-        raise ReleaseError(f"no item {missing[0]!r} in {release.trials[0] / 'dataset.json'}")
+        raise ReleaseError(f"no item {missing[0]!r} in {release.source(0)}")
     seeds = {key: ReleasedItem(release, key) for key in chosen}
-    for index, folder in enumerate(release.trials):  # a gap is reported now, not halfway through a run
+    for index in range(len(release.trials)):  # a gap is reported now, not halfway through a run
         items = release.items(index)
-        for key, seed in seeds.items():
+        for key in seeds:
             if key not in items:
-                raise ReleaseError(f"{folder}: no item {key!r}")
-            seed._image_path(index, items[key])
+                raise ReleaseError(f"{release.trials[index]}: no item {key!r}")
+            release.image(index, key, items[key])
     return seeds
