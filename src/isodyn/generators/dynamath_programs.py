@@ -1,0 +1,711 @@
+"""DynaMath's own seed programs as seeds: fresh variants of its 501 seed questions, drawn by running them.
+
+The interface, as published with DynaMath (arXiv 2411.00836; github.com/DynaMath/DynaMath, folder
+`dataset_generator/`, files `function_plot1-20.py` .. `function_plot474-501.py` and `generate_json.py`):
+
+- each file defines classes `Q01` .. `Q09`, `Q10` .. `Q501` (`generate_json.py` builds the name as
+  `f"Q0{i}"` below 10, else `f"Q{i}"`); the seed id here is the number without padding ("1", "169"),
+  the key of the release's `dataset.json`;
+- `__init__` draws its parameters from the global `random` (imported `as rd`) and `numpy.random`,
+  and sets `query`, `answer`, `answer_type` (`multiple choice`, `float`, `free form`; a few say
+  `text`), `subject` and `level`;
+- `draw(num)` saves `image{num}.png` into `os.path.join(os.path.dirname(os.getcwd()), "dataset")`
+  + `image/`, i.e. `../dataset/image/` from the working directory, which `generate_json.py` expects to
+  be `dataset_generator/`: some programs copy a fixed picture from `temp_image/` there;
+- `generate_json.py` seeds `random.seed(rdseed)` and `np.random.seed(npseed)`, calls the class and
+  `draw(i)`, and stores `str(round(answer, 4))` for `float` answers, `str(answer)` otherwise.
+  Its README runs it under `xvfb-run` (some programs need a display: pyglet, turtle).
+
+How they run here. `load_programs` finds the classes by parsing the files with `ast`; nothing of the
+user's is imported into this process, so a broken file costs only its own classes. Variant i of a
+seed (with `base_seed`) runs the class in a fresh Python subprocess (`_child`), in a scratch folder laid
+out as the programs expect (cwd `work/`, holding links to everything beside the program file, and
+`../dataset/image/`), with `MPLBACKEND=Agg` and `PYTHONHASHSEED=0`, after `random.seed(s)` and
+`numpy.random.seed(s)` where `s` comes from sha256 of (seed id, index, base_seed); it is killed after
+`TIMEOUT_SECONDS`. The image must exist, be non-empty and open with PIL. Results (JSON and PNG) are
+kept on disk, keyed by (sha256 of the program file, class name, index, base_seed), under
+`$ISODYN_CACHE_DIR/programs` (default `~/.cache/isodyn/programs`): a rerun does not run the program
+again, and an edited program file draws anew. Failures are not kept.
+
+A seed's topic, level and answer type are read from its `__init__` when it assigns them string
+literals (DynaMath's programs do); otherwise they are taken from variant 0, run on first use of one of
+them. Each variant carries the values its own run reported.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
+from isodyn.generators.base import SeedProgram
+from isodyn.generators.release import (
+    _ANSWER_TYPES,
+    _LEVELS,
+    _TOPICS,
+    ReleaseError,
+    _label,
+    _lookup,
+    as_png,
+    parse_choices,
+)
+
+TIMEOUT_SECONDS = 60.0  # a variant's program is killed after this long
+VARIANT_SPACE = 1_000_000  # variants are indexed 0 .. VARIANT_SPACE - 1
+CHECK_WORKERS = 2  # programs run at once by `check_environment`
+_CLASS_NAME = re.compile(r"Q(\d+)")
+_META = ("subject", "level", "answer_type")
+_MAX_REASON = 300
+_meta_lock = threading.Lock()
+
+
+class ProgramError(ReleaseError):
+    """A seed program that failed to draw a variant; the message is one line naming file, class and
+    variant. `detail` holds the child's traceback (or its stderr), for `check_environment`."""
+
+    def __init__(
+        self,
+        message: str,
+        detail: str = "",
+        missing_module: str | None = None,
+        timed_out: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.reason = message
+        self.detail = detail
+        self.missing_module = missing_module
+        self.timed_out = timed_out
+
+
+def default_cache_dir() -> Path:
+    """`$ISODYN_CACHE_DIR/programs`, else `~/.cache/isodyn/programs`."""
+    root = os.environ.get("ISODYN_CACHE_DIR")
+    return (Path(root) if root else Path.home() / ".cache" / "isodyn") / "programs"
+
+
+def variant_seed(seed_id: str, index: int, base_seed: int) -> int:
+    """What `random.seed` and `numpy.random.seed` get for a variant (numpy takes < 2**32)."""
+    digest = hashlib.sha256(f"{seed_id}\x00{index}\x00{base_seed}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+def _one_line(text: str, limit: int = _MAX_REASON) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+# ---------------------------------------------------------------- discovery (no import of the files)
+
+
+@dataclass(frozen=True)
+class ProgramClass:
+    """A `Q<number>` class found in a program file, and what its `__init__` says literally."""
+
+    file: Path
+    class_name: str
+    seed_id: str
+    line: int
+    literal_meta: tuple[tuple[str, str], ...]  # (attribute, value) of subject/level/answer_type
+
+
+@dataclass(frozen=True)
+class _Scan:
+    files: tuple[Path, ...]
+    classes: tuple[ProgramClass, ...]
+    problems: tuple[tuple[Path, str], ...]  # files that cannot be read or parsed
+
+
+def _literal_meta(node: ast.ClassDef) -> tuple[tuple[str, str], ...]:
+    """subject/level/answer_type assigned in `__init__` as one string literal each (else absent)."""
+    init = next(
+        (n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"),
+        None,
+    )
+    if init is None:
+        return ()
+    seen: dict[str, set[str | None]] = {}
+    for sub in ast.walk(init):
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(sub, ast.Assign):
+            targets, value = sub.targets, sub.value
+        elif isinstance(sub, ast.AnnAssign | ast.AugAssign):
+            targets, value = [sub.target], sub.value
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+                and target.attr in _META
+            ):
+                literal = (
+                    value.value
+                    if isinstance(value, ast.Constant) and isinstance(value.value, str)
+                    and not isinstance(sub, ast.AugAssign)
+                    else None
+                )  # fmt: skip
+                seen.setdefault(target.attr, set()).add(literal)
+    found: list[tuple[str, str]] = []
+    for name, values in sorted(seen.items()):
+        only = next(iter(values)) if len(values) == 1 else None
+        if only is not None:
+            found.append((name, only))
+    return tuple(found)
+
+
+def _program_files(path: Path) -> tuple[Path, ...]:
+    if not path.exists():
+        raise ReleaseError(f"program path {path} does not exist")
+    if path.is_file():
+        if path.suffix != ".py":
+            raise ReleaseError(f"{path} is not a .py file of seed programs")
+        return (path,)
+    return tuple(sorted(p for p in path.glob("*.py") if p.is_file() and not p.name.startswith(".")))
+
+
+def _scan(path: Path) -> _Scan:
+    files = _program_files(path)
+    classes: list[ProgramClass] = []
+    problems: list[tuple[Path, str]] = []
+    for file in files:
+        stat = file.stat()
+        try:
+            found = _scan_file(file.resolve(), stat.st_mtime_ns, stat.st_size)
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError) as exc:
+            where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
+            problems.append((file, _one_line(f"{type(exc).__name__}: {exc}{where}")))
+            continue
+        classes.extend(found)
+    return _Scan(files, tuple(classes), tuple(problems))
+
+
+@lru_cache(maxsize=256)
+def _scan_file(file: Path, mtime_ns: int, size: int) -> tuple[ProgramClass, ...]:
+    """The file's top-level `Q<number>` classes (parsed once per version of the file)."""
+    tree = ast.parse(file.read_bytes(), filename=str(file))
+    by_name: dict[str, ProgramClass] = {}  # a class defined twice: the later one, as Python does
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and (match := _CLASS_NAME.fullmatch(node.name)):
+            by_name[node.name] = ProgramClass(
+                file, node.name, str(int(match.group(1))), node.lineno, _literal_meta(node)
+            )
+    return tuple(by_name.values())
+
+
+def _number_key(seed_id: str) -> tuple[int, str]:
+    return (int(seed_id), seed_id) if seed_id.isdigit() else (sys.maxsize, seed_id)
+
+
+def _normalize_key(key: str) -> str:
+    text = str(key).strip()
+    digits = text[1:] if text[:1] in ("Q", "q") else text
+    if not digits.isdigit():
+        raise ReleaseError(f"seed key {key!r} is not a DynaMath question number (e.g. 169 or Q169)")
+    return str(int(digits))
+
+
+def load_programs(
+    path: Path | str,
+    keys: tuple[str, ...] = (),
+    cache_dir: Path | str | None = None,
+    timeout: float | None = None,
+) -> dict[str, ProgramSeed]:
+    """The seed programs in `path` (a folder of .py files, or one file) as seeds keyed by question
+    number, in number order: all of them, or those in `keys` ("169" or "Q169"). Files are parsed,
+    never imported; files that cannot be parsed are skipped (see `describe_programs`)."""
+    path = Path(path)
+    scan = _scan(path)
+    by_id: dict[str, list[ProgramClass]] = {}
+    for found in scan.classes:
+        by_id.setdefault(found.seed_id, []).append(found)
+    if not by_id:
+        broken = f"; {len(scan.problems)} file(s) cannot be parsed" if scan.problems else ""
+        raise ReleaseError(f"{path}: no Q<number> classes in {len(scan.files)} .py file(s){broken}")
+    chosen = tuple(dict.fromkeys(_normalize_key(k) for k in keys)) or tuple(sorted(by_id, key=_number_key))
+    for key in chosen:
+        if key not in by_id:
+            broken = f"; cannot parse {', '.join(p.name for p, _ in scan.problems)}" if scan.problems else ""
+            raise ReleaseError(f"no class Q{key} in {path} ({len(by_id)} seed classes found{broken})")
+        if len(by_id[key]) > 1:
+            places = " and ".join(f"{c.file.name}:{c.line} ({c.class_name})" for c in by_id[key])
+            raise ReleaseError(f"seed {key} is defined twice: {places}")
+    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    return {key: ProgramSeed(by_id[key][0], cache, timeout) for key in chosen}
+
+
+def describe_programs(path: Path | str) -> list[str]:
+    """One line per file with the classes found in it, files that cannot be parsed, and a total."""
+    path = Path(path)
+    scan = _scan(path)
+    problems = dict(scan.problems)
+    lines: list[str] = []
+    ids: dict[str, int] = {}
+    for file in scan.files:
+        if file in problems:
+            lines.append(f"{file.name}: cannot be parsed: {problems[file]}")
+            continue
+        found = [c for c in scan.classes if c.file == file.resolve()]
+        for c in found:
+            ids[c.seed_id] = ids.get(c.seed_id, 0) + 1
+        names = ", ".join(c.class_name for c in sorted(found, key=lambda c: _number_key(c.seed_id)))
+        lines.append(f"{file.name}: {len(found)} classes{': ' + names if names else ''}")
+    twice = sorted((k for k, n in ids.items() if n > 1), key=_number_key)
+    if twice:
+        lines.append(f"defined in more than one file: {', '.join('Q' + k for k in twice)}")
+    lines.append(f"{len(ids)} seed classes in {len(scan.files) - len(problems)} of {len(scan.files)} files")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------- seeds
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What one run of a class reported (as kept in the cache)."""
+
+    query: str
+    answer: str
+    answer_type: str
+    subject: str
+    level: str
+    image: str  # path of the PNG relative to the cache folder
+    image_sha256: str
+
+
+class ProgramSeed(SeedProgram):
+    """One DynaMath seed program (a `Q<number>` class); its variants are fresh runs of it."""
+
+    modalities = (Modality.IMAGE,)
+    variation_types = ()
+    memoizable = False  # its own disk cache keeps the runs, keyed by the program file's content
+
+    def __init__(self, program: ProgramClass, cache_dir: Path, timeout: float | None = None) -> None:
+        self.program = program
+        self.seed_id = program.seed_id
+        self.cache_dir = cache_dir
+        self.timeout = timeout
+        self.variant_space = VARIANT_SPACE
+        literal = dict(program.literal_meta)
+        self._meta: tuple[Topic, Level, AnswerType] | None = None
+        if all(name in literal for name in _META):
+            self._meta = self._mapped(literal["subject"], literal["level"], literal["answer_type"],
+                                      f"{program.file.name} {program.class_name}")  # fmt: skip
+
+    @property
+    def where(self) -> str:
+        return f"{self.program.file.name} {self.program.class_name}"
+
+    # topic, level and answer type: literal in the program, else from variant 0 on first use
+    def _known_meta(self) -> tuple[Topic, Level, AnswerType]:
+        with _meta_lock:
+            meta = self._meta
+        if meta is None:
+            first = self.variant(0, 0)
+            meta = (first.topic, first.level, first.answer_type)
+            with _meta_lock:
+                self._meta = meta
+        return meta
+
+    def _set_meta(
+        self, topic: Topic | None = None, level: Level | None = None, answer_type: AnswerType | None = None
+    ) -> None:
+        known_topic, known_level, known_type = self._known_meta()
+        self._meta = (topic or known_topic, level or known_level, answer_type or known_type)
+
+    @property
+    def topic(self) -> Topic:
+        return self._known_meta()[0]
+
+    @topic.setter
+    def topic(self, value: Topic) -> None:
+        self._set_meta(topic=value)
+
+    @property
+    def level(self) -> Level:
+        return self._known_meta()[1]
+
+    @level.setter
+    def level(self, value: Level) -> None:
+        self._set_meta(level=value)
+
+    @property
+    def answer_type(self) -> AnswerType:
+        return self._known_meta()[2]
+
+    @answer_type.setter
+    def answer_type(self, value: AnswerType) -> None:
+        self._set_meta(answer_type=value)
+
+    @staticmethod
+    def _mapped(subject: Any, level: Any, answer_type: Any, where: str) -> tuple[Topic, Level, AnswerType]:
+        return (
+            _lookup(_TOPICS, subject, "subject", where),
+            _lookup(_LEVELS, level, "level", where),
+            _lookup(_ANSWER_TYPES, answer_type, "answer type", where),
+        )
+
+    def variant(self, index: int, base_seed: int = 0) -> Variant:
+        if not 0 <= index < self.variant_space:
+            raise ReleaseError(f"{self.where}: there is no variant {index} (0 .. {self.variant_space - 1})")
+        run = self._draw(index, base_seed)
+        topic, level, answer_type = self._mapped(
+            run.subject, run.level, run.answer_type, f"{self.where} variant {index}"
+        )
+        question = run.query.strip()
+        return Variant(
+            seed_id=self.seed_id,
+            index=index,
+            base_seed=base_seed,
+            topic=topic,
+            level=level,
+            answer_type=answer_type,
+            question=question,
+            answer=run.answer.strip(),
+            params={"image": run.image, "image_sha256": run.image_sha256},
+            choices=parse_choices(question) if answer_type is AnswerType.MULTIPLE_CHOICE else (),
+            solution="",
+            variation_types=(),
+        )
+
+    def render(self, variant: Variant, modality: Modality) -> Representation:
+        image = self.cache_dir / variant.params["image"]
+        data = image.read_bytes() if image.is_file() else b""
+        if hashlib.sha256(data).hexdigest() != variant.params["image_sha256"]:
+            # the cached picture went away (or was damaged): draw the variant again
+            run = self._draw(variant.index, variant.base_seed, refresh=True)
+            if run.image_sha256 != variant.params["image_sha256"]:
+                raise ReleaseError(
+                    f"{self.where} variant {variant.index}: a new run drew another image than the "
+                    "variant's (the program changed or is not deterministic)"
+                )
+            data = (self.cache_dir / run.image).read_bytes()
+        return Representation(modality, variant.question, image_png=data)
+
+    # --------------------------------------------------------------------------- runs and cache
+
+    def _draw(self, index: int, base_seed: int, refresh: bool = False) -> _Run:
+        source = self.program.file
+        digest = _file_sha256(source)
+        folder = self.cache_dir / digest / self.program.class_name
+        record_path = folder / f"{index}_{base_seed}.json"
+        image_rel = f"{digest}/{self.program.class_name}/{index}_{base_seed}.png"
+        if not refresh and (cached := _read_cached(record_path, self.cache_dir / image_rel)) is not None:
+            return cached
+        timeout = TIMEOUT_SECONDS if self.timeout is None else self.timeout
+        report, png = run_program(source, self.program.class_name, self.seed_id, index, base_seed, timeout)
+        image_sha = hashlib.sha256(png).hexdigest()
+        run = _Run(
+            query=str(report["query"]),
+            answer=str(report["answer"]),
+            answer_type=str(report["answer_type"]),
+            subject=str(report["subject"]),
+            level=str(report["level"]),
+            image=image_rel,
+            image_sha256=image_sha,
+        )
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_atomic(self.cache_dir / image_rel, png)  # the picture first: the record marks it complete
+        record = {**run.__dict__, "class": self.program.class_name, "index": index, "base_seed": base_seed}
+        _write_atomic(record_path, json.dumps(record, indent=1).encode())
+        return run
+
+
+def _file_sha256(file: Path) -> str:
+    stat = file.stat()
+    return _sha256_of(file.resolve(), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=256)
+def _sha256_of(file: Path, mtime_ns: int, size: int) -> str:
+    return hashlib.sha256(file.read_bytes()).hexdigest()
+
+
+def _read_cached(record_path: Path, image: Path) -> _Run | None:
+    """The kept run, if its record and picture are both there and agree."""
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+        data = image.read_bytes()
+        run = _Run(**{name: str(record[name]) for name in _Run.__dataclass_fields__})
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return run if hashlib.sha256(data).hexdigest() == run.image_sha256 else None
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ------------------------------------------------------------------------ one run in a subprocess
+
+
+def run_program(
+    file: Path, class_name: str, seed_id: str, index: int, base_seed: int, timeout: float
+) -> tuple[dict[str, Any], bytes]:
+    """Run `class_name` of `file` once in a fresh subprocess; its report (query, answer, answer_type,
+    subject, level) and its picture as PNG bytes. Raises ProgramError (one line) when it fails."""
+    file = Path(file).resolve()
+    where = f"{file.name} {class_name} variant {index}"
+    scratch = Path(tempfile.mkdtemp(prefix="isodyn-program-"))
+    try:
+        work = scratch / "work"
+        images = scratch / "dataset" / "image"
+        work.mkdir()
+        images.mkdir(parents=True)
+        _link_siblings(file.parent, work)
+        result = scratch / "result.json"
+        command = [
+            sys.executable,
+            "-c",
+            "from isodyn.generators.dynamath_programs import _child; _child()",
+            str(file),
+            class_name,
+            str(index),
+            str(variant_seed(seed_id, index, base_seed)),
+            str(result),
+        ]
+        returncode, stderr, timed_out = _run_killable(command, work, _child_env(), timeout)
+        if timed_out:
+            raise ProgramError(f"{where}: timed out after {timeout:g} s (killed)", stderr, timed_out=True)
+        report = _read_report(result)
+        if report is None:
+            last = _last_line(stderr) or f"exited with code {returncode} and no report"
+            raise ProgramError(f"{where}: {last}", stderr)
+        if "error" in report:
+            raise ProgramError(
+                f"{where}: {_one_line(report['error'])}",
+                str(report.get("traceback", "")),
+                missing_module=report.get("missing_module"),
+            )
+        return report, _check_image(images, index, where)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _link_siblings(folder: Path, work: Path) -> None:
+    """Everything beside the program file (e.g. DynaMath's `temp_image/`) appears in the cwd."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name == "__pycache__":
+            continue
+        try:
+            (work / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+        except OSError:
+            return  # no symlinks here: the programs that read beside themselves will say so
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["MPLBACKEND"] = "Agg"
+    env["PYTHONHASHSEED"] = "0"  # set and dict order of strings is part of a draw
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the user's program folder
+    package_root = str(Path(__file__).resolve().parents[2])  # the folder holding `isodyn`
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _run_killable(
+    command: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[int, str, bool]:
+    """Exit code, stderr and whether it was killed for taking longer than `timeout` seconds (with
+    everything it started: it runs in a session of its own)."""
+    posix = os.name == "posix"
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=posix,
+    )
+    try:
+        _, err = process.communicate(timeout=timeout)
+        return process.returncode, err.decode("utf-8", "replace"), False
+    except subprocess.TimeoutExpired:
+        if posix:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+        _, err = process.communicate()
+        return process.returncode, err.decode("utf-8", "replace"), True
+
+
+def _read_report(result: Path) -> dict[str, Any] | None:
+    try:
+        report = json.loads(result.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return _one_line(lines[-1]) if lines else ""
+
+
+def _check_image(images: Path, index: int, where: str) -> bytes:
+    image = images / f"image{index}.png"
+    if not image.is_file():
+        others = sorted(p.name for p in images.iterdir())
+        found = f" (it wrote {', '.join(others[:5])})" if others else ""
+        raise ProgramError(f"{where}: drew no image ../dataset/image/{image.name}{found}")
+    data = image.read_bytes()
+    if not data:
+        raise ProgramError(f"{where}: wrote an empty image {image.name}")
+    try:
+        from PIL import Image
+
+        with Image.open(io.BytesIO(data)) as opened:
+            opened.verify()
+        return as_png(data)
+    except Exception as exc:
+        raise ProgramError(
+            f"{where}: {image.name} is not an image PIL can open ({_one_line(str(exc), 120)})"
+        ) from None
+
+
+def _child() -> None:
+    """The subprocess: `_child FILE CLASS INDEX SEED RESULT` runs one class in the cwd and writes a
+    JSON report (or {"error", "traceback", "missing_module"}) to RESULT."""
+    file, class_name, index_text, seed_text, result = sys.argv[1:6]
+    index, seed = int(index_text), int(seed_text)
+    sys.dont_write_bytecode = True
+    report: dict[str, Any]
+    try:
+        report = _draw_in_child(Path(file), class_name, index, seed)
+    except BaseException as exc:  # the program's own SystemExit is a failure too
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        report = {
+            "error": traceback.format_exception_only(type(exc), exc)[-1].strip(),
+            "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+            "missing_module": _missing_module(exc),
+        }
+    Path(result).write_text(json.dumps(report, default=str), encoding="utf-8")
+
+
+def _draw_in_child(file: Path, class_name: str, index: int, seed: int) -> dict[str, Any]:
+    import importlib.util
+    import random
+
+    import numpy
+
+    sys.path.insert(0, str(file.parent))
+    random.seed(seed)
+    numpy.random.seed(seed)
+    spec = importlib.util.spec_from_file_location("dynamath_program", file)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {file}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    cls = getattr(module, class_name)
+    random.seed(seed)  # the draw does not depend on what importing the file consumed
+    numpy.random.seed(seed)
+    question = cls()
+    question.draw(index)
+    for name in ("query", "answer", *_META):
+        if not hasattr(question, name):
+            raise AttributeError(f"{class_name} sets no attribute {name!r}")
+    answer = question.answer
+    if _label(question.answer_type) == "float":
+        with contextlib.suppress(TypeError):
+            answer = round(answer, 4)  # as DynaMath's generate_json.py stores float answers
+    return {
+        "query": str(question.query),
+        "answer": str(answer),
+        **{name: str(getattr(question, name)) for name in _META},
+    }
+
+
+def _missing_module(exc: BaseException) -> str | None:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ModuleNotFoundError) and current.name:
+            return current.name.split(".")[0]
+        current = current.__cause__ or current.__context__
+    return None
+
+
+# ----------------------------------------------------------------------------- environment check
+
+_LATEX = re.compile(r"latex|dvipng|dvips|usetex|kpsewhich|\.tex\b", re.IGNORECASE)
+_DISPLAY = re.compile(
+    r"display|TclError|NoSuchDisplay|cannot connect to X|xvfb|\bxlib\b|\bGLU?\b|OpenGL",
+    re.IGNORECASE,
+)
+
+
+def needs(error: ProgramError) -> str:
+    """What a failing program seems to need: `module NAME`, `a display`, `LaTeX`, or `more time`;
+    "" when the failure says nothing of the kind."""
+    if error.timed_out:
+        return "more time (or a display)"
+    if error.missing_module:
+        return f"module {error.missing_module}"
+    if _LATEX.search(error.reason):
+        return "LaTeX"
+    if _DISPLAY.search(error.reason):
+        return "a display"
+    return ""
+
+
+def check_environment(
+    path: Path | str,
+    keys: tuple[str, ...] = (),
+    cache_dir: Path | str | None = None,
+    timeout: float | None = None,
+) -> list[str]:
+    """Run each program's variant 0 afresh (at most CHECK_WORKERS at a time): "N of M seeds run here",
+    then one line per failing seed, "Q123: needs <module x / a display / LaTeX>: <reason>", and one
+    per file that cannot be parsed."""
+    seeds = load_programs(path, keys, cache_dir, timeout)
+
+    def attempt(seed: ProgramSeed) -> ReleaseError | None:
+        try:
+            run = seed._draw(0, 0, refresh=True)
+            seed._mapped(run.subject, run.level, run.answer_type, f"{seed.where} variant 0")
+        except ReleaseError as exc:
+            return exc
+        return None
+
+    with ThreadPoolExecutor(max_workers=CHECK_WORKERS) as pool:
+        outcomes = list(pool.map(attempt, seeds.values()))
+    lines = [f"{outcomes.count(None)} of {len(seeds)} seeds run here"]
+    for seed, error in zip(seeds.values(), outcomes, strict=True):
+        if error is None:
+            continue
+        need = needs(error) if isinstance(error, ProgramError) else ""
+        lines.append(f"Q{seed.seed_id}: {'needs ' + need if need else 'fails'}: {_one_line(str(error))}")
+    lines.extend(f"{file.name}: cannot be parsed: {reason}" for file, reason in _scan(Path(path)).problems)
+    return lines
