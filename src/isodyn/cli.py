@@ -243,6 +243,21 @@ def run(
 
 
 @app.command()
+def describe(
+    dataset: Annotated[str, typer.Argument(help="a dataset= value: PATH or PREFIX:PATH (exp list datasets)")],
+) -> None:
+    """Say what a dataset folder or file is and what it holds, before any run."""
+    from isodyn.generators.datasets import describe as describe_dataset
+    from isodyn.generators.release import ReleaseError
+
+    try:
+        lines = describe_dataset(dataset)
+    except (ReleaseError, OSError) as exc:
+        raise fail(str(exc)) from None
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+@app.command()
 def cache(
     action: Annotated[str, typer.Argument(help="stats, clear, prune or repair")],
     settings: Annotated[
@@ -722,7 +737,7 @@ DYNAMATH_TOPIC_SHARE = {
 
 @app.command("list")
 def list_(
-    what: Annotated[str, typer.Argument(help="strategies, seeds, graders or metrics")],
+    what: Annotated[str, typer.Argument(help="strategies, seeds, graders, metrics or datasets")],
 ) -> None:
     """Describe the strategies (source, calls per cell, modalities), the seed programs, the graders
     or the report's metric sections: each list is read from its registry."""
@@ -780,8 +795,18 @@ def list_(
         _stdout_console().print(table, topics)
     elif what in ("graders", "metrics"):
         _list_registry(what)
+    elif what == "datasets":
+        from isodyn.generators.datasets import KINDS
+
+        table = Table(title="Datasets (dataset=PREFIX:PATH; no prefix: a DynaMath release)")
+        for column in ("prefix", "what it reads", "variants by default"):
+            table.add_column(column, overflow="fold")
+        for name, kind in KINDS.items():
+            default = "every trial" if kind.variants is None else str(kind.variants)
+            table.add_row(f"{name}:", kind.what, default)
+        _stdout_console().print(table)
     else:
-        raise fail(f"cannot list {what!r}; valid: strategies, seeds, generators, graders, metrics")
+        raise fail(f"cannot list {what!r}; valid: strategies, seeds, generators, graders, metrics, datasets")
 
 
 def _list_registry(what: str) -> None:

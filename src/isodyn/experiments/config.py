@@ -237,13 +237,15 @@ def repeated_key(words: list[str]) -> str | None:
 def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> ExperimentConfig:
     """Apply `key=value` words to the defaults; raise ConfigError on the first bad one.
 
-    With `dataset=` and no `variants=`, every trial folder of the release is a variant."""
+    With `dataset=` and no `variants=`, every trial folder of a DynaMath release is a variant (other
+    datasets: see `generators.datasets.KINDS`)."""
     values = parse_key_values(args, _PARSERS, _ALIASES)
     if values.get("dataset") is not None and "variants" not in values:
-        from isodyn.generators.release import ReleaseError, open_release
+        from isodyn.generators.datasets import default_variants
+        from isodyn.generators.release import ReleaseError
 
         try:
-            values["variants"] = len(open_release(values["dataset"]).trials)
+            values["variants"] = default_variants(values["dataset"])
         except ReleaseError as exc:
             raise ConfigError(str(exc)) from exc
     return replace(base or ExperimentConfig(), **values)

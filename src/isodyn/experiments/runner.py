@@ -37,7 +37,8 @@ from isodyn.experiments.llm import (
 from isodyn.experiments.memo import Replay, ReplayMemo
 from isodyn.experiments.runlock import RunLock
 from isodyn.generators import SeedProgram, all_seeds
-from isodyn.generators.release import ReleaseError, release_seeds
+from isodyn.generators.datasets import load_dataset, resolved
+from isodyn.generators.release import ReleaseError
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
 from isodyn.models.preflight import preflight
@@ -90,7 +91,7 @@ def _checked_seeds(config: ExperimentConfig) -> dict[str, SeedProgram]:
     if config.dataset is not None:
         keys = () if config.seeds == ("all",) else config.seeds
         try:
-            released: dict[str, SeedProgram] = dict(release_seeds(config.dataset, keys))
+            released = load_dataset(config.dataset, keys)
         except ReleaseError as exc:
             raise ConfigError(str(exc)) from exc
         available = next(iter(released.values())).variant_space
@@ -178,7 +179,7 @@ RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base
 
 def run_identity(config: ExperimentConfig) -> str:
     # The dataset only when there is one, so runs on generated seeds keep their identity.
-    extra: dict[str, Any] = {"dataset": str(config.dataset.resolve())} if config.dataset is not None else {}
+    extra: dict[str, Any] = {"dataset": resolved(config.dataset)} if config.dataset is not None else {}
     if config.grader != DEFAULT_GRADER:  # the default is left out so earlier runs keep their identity
         extra["grader"] = config.grader
     # the same models and strategies in another order are the same run
