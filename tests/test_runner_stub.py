@@ -108,7 +108,9 @@ def test_planted_api_key_never_reaches_disk(words, tmp_path, monkeypatch) -> Non
     secret = "sk-planted-4f7a9c0d1e2b3a4f5e6d7c8b"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     with OpenAIStub() as stub:
-        outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}", "vision=yes"])
+        # a custom server gets a key only when named (issue 15): name it, so it is really sent
+        outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}", "vision=yes",
+                       "api_key_env=OPENAI_API_KEY"])  # fmt: skip
         assert any(secret in str(h.values()) for h in stub.headers)  # it was really used
     assert outcome.summary["calls_made"] == 6
     for path in tmp_path.rglob("*"):
