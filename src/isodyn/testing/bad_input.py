@@ -69,6 +69,14 @@ def _file(name: str, content: bytes | str) -> Setup:
     return make
 
 
+def _parquet(path: Path) -> list[str]:
+    import pandas as pd
+
+    path.parent.mkdir(parents=True)
+    pd.DataFrame({"a": [1], "b": ["x"]}).to_parquet(path)
+    return []
+
+
 def _folder(name: str) -> Setup:
     def make(scratch: Path) -> list[str]:
         (scratch / name).mkdir(parents=True)
@@ -233,6 +241,43 @@ CASES: tuple[Case, ...] = (
         2,
         "is not a server address",
     ),
+    Case(
+        "release with an empty dataset.json",
+        _run("dataset={scratch}/rel"),
+        2,
+        "cannot read it as JSON",
+        setup=_file("rel/trial1/dataset.json", ""),
+    ),
+    Case(
+        "release whose image is missing",
+        _run("dataset={scratch}/rel"),
+        2,
+        "image 'image/1.png' is missing",
+        setup=_file(
+            "rel/trial1/dataset.json",
+            json.dumps(
+                {
+                    "1": {
+                        "question": "q",
+                        "answer": "1",
+                        "image": "image/1.png",
+                        "answer_type": "float",
+                        "subject": "algebra",
+                        "level": "high school",
+                    }
+                }
+            ),
+        ),
+    ),
+    Case(
+        "parquet release with other columns",
+        _run("dataset={scratch}/pq"),
+        2,
+        "no column",
+        setup=lambda scratch: _parquet(scratch / "pq" / "sample_variant1.parquet"),
+    ),
+    Case("unknown dataset prefix is a path", _run("dataset=nosuchkind:{scratch}/x"), 2, "does not exist"),
+    Case("describe a folder that is no dataset", ("describe", "{scratch}"), 2, "no trial<N>/dataset.json"),
     # ---- report, compare, rescore, judge on damaged or missing runs
     Case("report on no such path", ("report", "{scratch}/nowhere"), 2, "no results.jsonl"),
     Case(
