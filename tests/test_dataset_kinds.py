@@ -97,3 +97,54 @@ def test_dynamath_programs_draw_fresh_variants_that_a_perfect_answerer_gets_righ
     assert all(r["correct"] for r in rows), [(r["seed_id"], r["extracted"], r["truth"]) for r in rows]
     questions = {r["question"] for r in rows if r["seed_id"] == "1"}
     assert len(questions) == 3  # three fresh variants
+
+
+MM_PROBLEMS = {
+    "In triangle ABC, angle A is 50° and angle B is 60°. Find angle C.": ("Angles sum to 180°.", "70^\\circ"),
+    "Solve for x: 2x + 3 = 11.": ("2x = 8, so x = 4.", "4"),
+    "Which figure has exactly one line of symmetry? (A) square (B) isosceles trapezoid (C) circle": (
+        "A square has four lines, a circle infinitely many.", "B"),
+}  # fmt: skip
+
+
+def write_mmmath(root: Path) -> Path:
+    from PIL import Image
+
+    (root / "images").mkdir(parents=True)
+    lines = []
+    for n, (question, (steps, answer)) in enumerate(MM_PROBLEMS.items()):
+        Image.new("RGB", (10, 10), (40 * n, 90, 20)).save(root / "images" / f"{n}.png")
+        solution = f"{steps} The answer is $\\boxed{{{answer}}}$."
+        record = {"question": question, "file_name": f"{n}.png", "year": "九年级上学期", "difficult": "普通",
+                  "knowledge": "图形的性质", "solution": solution}  # fmt: skip
+        lines.append(json.dumps(record, ensure_ascii=False))
+    (root / "MM_Math.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def test_mmmath_problems_run_graded_by_their_box_and_judged_against_their_solution(tmp_path: Path) -> None:
+    release = write_mmmath(tmp_path / "MM_Math")
+
+    def boxed_truth(request: dict) -> ScriptedReply:
+        text = prompt_text(request)
+        if "first wrong step" in text.lower() or "Reference solution" in text:
+            return ScriptedReply(
+                text='{"first_wrong_step": null, "error_type": null, "explanation": "right"}'
+            )
+        question = next(q for q in MM_PROBLEMS if q in text)
+        return ScriptedReply(text=f"Working it out. The answer is $\\boxed{{{MM_PROBLEMS[question][1]}}}$.")
+
+    with OpenAIStub(boxed_truth) as stub:
+        words = ["run", f"dataset=mmmath:{release}", "models=openai/vlm", f"api_base={stub.base_url}",
+                 "vision=yes", "grader=mmmath", f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'cache'}",
+                 "quiet=1"]  # fmt: skip
+        done = exp(*words, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        (run_dir,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+        judged = exp("judge", str(run_dir), "judge=openai/judge", f"api_base={stub.base_url}", "all=1",
+                     f"cache_dir={tmp_path / 'cache'}", cwd=tmp_path)  # fmt: skip
+        prompts = [prompt_text(r) for r in stub.requests]
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and all(r["correct"] for r in rows), [(r["extracted"], r["truth"]) for r in rows]
+    assert judged.returncode == 0, judged.stderr
+    assert any("2x = 8, so x = 4." in p for p in prompts)  # the problem's own solution is the reference
