@@ -245,13 +245,23 @@ def run(
 @app.command()
 def describe(
     dataset: Annotated[str, typer.Argument(help="a dataset= value: PATH or PREFIX:PATH (exp list datasets)")],
+    check: Annotated[
+        bool, typer.Option("--check", help="dynamath-programs: run each seed once and say what fails here")
+    ] = False,
 ) -> None:
-    """Say what a dataset folder or file is and what it holds, before any run."""
+    """Say what a dataset folder or file is and what it holds, before any run. With --check on
+    DynaMath's seed programs: which seeds run on this machine, and what the others need."""
     from isodyn.generators.datasets import describe as describe_dataset
+    from isodyn.generators.datasets import split_spec
     from isodyn.generators.release import ReleaseError
 
     try:
         lines = describe_dataset(dataset)
+        kind, path = split_spec(dataset)
+        if check and kind.name == "dynamath-programs":
+            from isodyn.generators.dynamath_programs import check_environment
+
+            lines += check_environment(path)
     except (ReleaseError, OSError) as exc:
         raise fail(str(exc)) from None
     sys.stdout.write("\n".join(lines) + "\n")
