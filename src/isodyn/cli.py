@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from isodyn.experiments.config import ConfigError, parse_overrides, repeated_key
+from isodyn.experiments.config import ConfigError, parse_overrides, repeated_key, study_words
 from isodyn.models.catalog import ModelError
 
 if TYPE_CHECKING:
@@ -92,6 +93,21 @@ def _warn_unseen_images(plan: Any) -> None:
             )
 
 
+def _study_and_words(settings: list[str]) -> tuple[Path | None, list[str]]:
+    """The study file named (a `.toml` word, or config=FILE) and the other words."""
+    study = None
+    words = []
+    for word in settings:
+        key, sep, value = word.partition("=")
+        if (not sep and word.endswith(".toml")) or (sep and key.strip() == "config"):
+            if study is not None:
+                raise ConfigError("name one study file")
+            study = Path(value if sep else word).expanduser()
+        else:
+            words.append(word)
+    return study, words
+
+
 def _warn_identical_samples(plan: Any) -> None:
     """sc@k at temperature 0 asks a hosted model k times the same thing (the embedded model varies
     its seed per sample instead): say so, since the vote then only costs k times as much."""
@@ -127,17 +143,19 @@ def run(
     settings: Annotated[
         list[str] | None,
         typer.Argument(
-            help="key=value settings: models, strategies, modalities, seeds, variants, repeats, base_seed, "
-            "temperature, max_tokens, api_base, describer, vision, concurrency, rpm, tpm, max_retries, "
-            "timeout, max_cost, dry_run, out, cache_dir, quiet, grader",
+            help="[STUDY.toml] key=value settings: models, strategies, modalities, seeds, variants, repeats, "
+            "base_seed, temperature, max_tokens, api_base, api_key_env, describer, vision, concurrency, rpm, "
+            "tpm, max_retries, timeout, max_cost, dry_run, out, cache_dir, quiet, grader",
             show_default=False,
         ),
     ] = None,
 ) -> None:
     """Run the grid models x strategies x modalities x seeds x variants x repeats.
 
-    The same command after a crash, Ctrl-C or kill -9 resumes the unfinished run: finished cells are
-    kept, nothing is called twice. A finished run is replayed from the cache into a new directory."""
+    A study file (`exp run study.toml`, or config=study.toml) holds the settings; key=value words
+    after it override them. The same command after a crash, Ctrl-C or kill -9 resumes the unfinished
+    run: finished cells are kept, nothing is called twice. A finished run is replayed from the cache
+    into a new directory."""
     from isodyn.analysis.report import write_report
     from isodyn.experiments.runlock import RunInUse, RunLock
     from isodyn.experiments.runner import (
@@ -150,10 +168,11 @@ def run(
     )
 
     try:
-        twice = repeated_key(settings or [])
+        study, words = _study_and_words(settings or [])
+        twice = repeated_key(words)
         if twice:
             raise ConfigError(f"{twice} is given twice; give it once")
-        config = parse_overrides(settings or [])
+        config = parse_overrides([*(study_words(study) if study else []), *words])
         plan = plan_experiment(config)
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc)) from None
@@ -184,6 +203,8 @@ def run(
         raise fail(f"cannot write the run directory under {config.out}: {exc.strerror or exc}") from None
     if done:
         console.print(f"resuming {run_dir}: {len(done)} cells already finished", highlight=False)
+    if study is not None:
+        shutil.copyfile(study, run_dir / "study.toml")  # the file as it was used
     per_model = {m: {"done": 0, "errors": 0, "cost": 0.0} for m in plan.models}
     totals = {m: sum(c.model == m for c in plan.grid.cells) for m in plan.models}
     for result in done:
@@ -747,7 +768,7 @@ DYNAMATH_TOPIC_SHARE = {
 
 @app.command("list")
 def list_(
-    what: Annotated[str, typer.Argument(help="strategies, seeds, graders, metrics or datasets")],
+    what: Annotated[str, typer.Argument(help="strategies, seeds, graders, metrics, datasets or models")],
 ) -> None:
     """Describe the strategies (source, calls per cell, modalities), the seed programs, the graders
     or the report's metric sections: each list is read from its registry."""
@@ -805,6 +826,21 @@ def list_(
         _stdout_console().print(table, topics)
     elif what in ("graders", "metrics"):
         _list_registry(what)
+    elif what == "models":
+        from isodyn.models.aliases import aliases, config_files
+
+        try:
+            table_of = aliases()
+        except ModelError as exc:
+            raise fail(str(exc)) from None
+        files = ", ".join(str(p) for p in config_files())
+        table = Table(title=f"Model names (extend or override them in [models] of {files})")
+        for column in ("name", "litellm id", "reads images", "from"):
+            table.add_column(column, overflow="fold")
+        for name, alias in table_of.items():
+            sees = "as litellm says" if alias.vision is None else ("yes" if alias.vision else "no")
+            table.add_row(name, alias.model, sees, alias.source)
+        _stdout_console().print(table)
     elif what == "datasets":
         from isodyn.generators.datasets import KINDS
 
@@ -816,7 +852,9 @@ def list_(
             table.add_row(f"{name}:", kind.what, default)
         _stdout_console().print(table)
     else:
-        raise fail(f"cannot list {what!r}; valid: strategies, seeds, generators, graders, metrics, datasets")
+        raise fail(
+            f"cannot list {what!r}; valid: strategies, seeds, generators, graders, metrics, datasets, models"
+        )
 
 
 def _list_registry(what: str) -> None:

@@ -54,6 +54,9 @@ class ExperimentConfig:
     cache_dir: Path = field(default_factory=default_cache_dir)
     quiet: bool = False
     grader: str = "isodyn"  # how replies are graded (`isodyn.scoring.GRADERS`)
+    # How short model names were resolved: (name, litellm id, "yes"/"no"/"" reads images, source),
+    # for messages and vision facts; `models` and `describer` already hold the litellm ids.
+    aliases: tuple[tuple[str, str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self)}
@@ -221,6 +224,50 @@ def parse_key_values(
     return values
 
 
+def study_words(path: Path) -> list[str]:
+    """A study file (TOML) as the `key=value` words it stands for; words typed after it override
+    them. Keys are the settings of `exp run` (lists for models, strategies, modalities, seeds)."""
+    import tomllib
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except FileNotFoundError:
+        raise ConfigError(f"study file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    words = []
+    for key, value in data.items():
+        where = f"{path}, line {_line_of(text, key)}, key {key!r}"
+        name = _ALIASES.get(key, key)
+        if name not in _PARSERS:
+            raise ConfigError(f"{where}: unknown setting; valid: {', '.join(_PARSERS)}")
+        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+            if name not in _LIST_SETTINGS:
+                raise ConfigError(f"{where}: expected one value, not a list")
+            value = ",".join(str(v) for v in value)
+        elif isinstance(value, bool):
+            value = "1" if value else "0"
+        elif isinstance(value, int | float | str):
+            value = str(value)
+        else:
+            raise ConfigError(f"{where}: expected a string, a number, true/false or a list of them")
+        words.append(f"{name}={value}")
+    return words
+
+
+_LIST_SETTINGS = frozenset({"models", "strategies", "modalities", "seeds"})
+
+
+def _line_of(text: str, key: str) -> int | str:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if re.match(rf"\s*\"?{re.escape(key)}\"?\s*=", line):
+            return number
+    return "?"
+
+
 def repeated_key(words: list[str]) -> str | None:
     """The first setting a command line gives twice (`variants=2 variants=3`), aliases included.
     (A program may stack overrides on a list of defaults; a person typing twice made a mistake.)"""
@@ -240,6 +287,8 @@ def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> Ex
     With `dataset=` and no `variants=`, every trial folder of a DynaMath release is a variant (other
     datasets: see `generators.datasets.KINDS`)."""
     values = parse_key_values(args, _PARSERS, _ALIASES)
+    _resolve_model_names(values)
+    _canonical_strategies(values)
     if values.get("dataset") is not None and "variants" not in values:
         from isodyn.generators.datasets import default_variants
         from isodyn.generators.release import ReleaseError
@@ -249,6 +298,48 @@ def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> Ex
         except ReleaseError as exc:
             raise ConfigError(str(exc)) from exc
     return replace(base or ExperimentConfig(), **values)
+
+
+def _canonical_strategies(values: dict[str, Any]) -> None:
+    """`cot` and `cot3`, `cot3+antimem` and `antimem+cot3` are one strategy: keep its one name
+    (a spec that does not parse is left for the plan to refuse with its message)."""
+    if "strategies" not in values:
+        return
+    from isodyn.strategies import StrategyError, parse_strategy
+
+    names = []
+    for spec in values["strategies"]:
+        try:
+            names.append(parse_strategy(spec).name)
+        except StrategyError:
+            names.append(spec)
+    values["strategies"] = tuple(dict.fromkeys(names))
+
+
+def _resolve_model_names(values: dict[str, Any]) -> None:
+    """Short model names (`gpt-4o`, `gemini`, an alias of isodyn.toml) become litellm ids."""
+    from isodyn.models.aliases import aliases, resolve
+    from isodyn.models.catalog import ModelError
+
+    if "models" not in values and "describer" not in values:
+        return
+    try:
+        table = aliases()
+    except ModelError as exc:
+        raise ConfigError(str(exc)) from None
+    used = []
+    names = list(values.get("models", ())) + ([values["describer"]] if values.get("describer") else [])
+    for name in names:
+        alias = resolve(name, table)
+        if alias.model != name:
+            vision = "" if alias.vision is None else ("yes" if alias.vision else "no")
+            used.append((name, alias.model, vision, alias.source))
+    if "models" in values:
+        resolved = [resolve(name, table).model for name in values["models"]]
+        values["models"] = tuple(dict.fromkeys(resolved))  # two names for one model: one model
+    if values.get("describer"):
+        values["describer"] = resolve(values["describer"], table).model
+    values["aliases"] = tuple(used)
 
 
 def non_negative_float(value: str) -> float:

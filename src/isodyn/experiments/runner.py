@@ -63,8 +63,25 @@ class Plan:
     grid: Grid
 
 
+def _alias_of(config: ExperimentConfig, model: str) -> tuple[str, str, str] | None:
+    """(the short name, its vision fact, where it was defined) when `model` came from an alias."""
+    for name, target, vision, source in config.aliases:
+        if target == model:
+            return name, vision, source
+    return None
+
+
 def _checked_model(name: str, config: ExperimentConfig) -> ModelInfo:
-    info = describe_model(name, config.api_base, vision_override(config, name))  # type: ignore[arg-type]
+    alias = _alias_of(config, name)
+    vision = vision_override(config, name)
+    if vision == "auto" and alias and alias[1]:
+        vision = alias[1]  # the alias table says whether it reads images
+    try:
+        info = describe_model(name, config.api_base, vision)  # type: ignore[arg-type]
+    except ModelError as exc:
+        if alias:
+            raise ModelError(f"{exc} (alias {alias[0]!r} from {alias[2]})") from None
+        raise
     missing = missing_api_key(name, config.api_base)
     if missing:
         raise ModelError(f"model {name!r} needs the environment variable {missing}; set it and run again")

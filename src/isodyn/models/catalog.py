@@ -55,7 +55,8 @@ def describe_model(name: str, api_base: str | None, vision: VisionOverride = "au
         raise ModelError(
             f"unknown model {name!r}: litellm cannot route it; use a litellm id such as gpt-4o, "
             "anthropic/claude-3-5-sonnet-20240620, gemini/gemini-1.5-pro, "
-            f"{LOCAL_PROVIDER}/smollm2-135m, or openai/NAME with api_base=URL for your own server"
+            f"{LOCAL_PROVIDER}/smollm2-135m, or openai/NAME with api_base=URL for your own server; "
+            "short names: exp list models"
         ) from exc
     known = name in litellm.model_cost or name.split("/", 1)[-1] in litellm.model_cost
     if vision == "auto":

@@ -100,6 +100,8 @@ class Strategy(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     source: ClassVar[str]
+    # Other spellings a user may type (`cot` for `cot3`); rows and reports always hold `name`.
+    spellings: ClassVar[tuple[str, ...]] = ()
     calls_per_cell: ClassVar[str] = "1"
     # False for a strategy with effects beyond its calls (files it writes): a rerun must run it.
     memoizable: ClassVar[bool] = True

@@ -23,6 +23,13 @@ class StrategyError(ValueError):
     """A spec that cannot be run; the message is one line naming the valid choices."""
 
 
+def _base_named(part: str) -> str | None:
+    """The canonical name of the base strategy `part` names, by its name or another spelling."""
+    if part in BASES:
+        return part
+    return next((name for name, cls in BASES.items() if part in cls.spellings), None)
+
+
 def valid_names() -> str:
     return ", ".join([*sorted(BASES), *sorted(MODIFIERS)])
 
@@ -89,8 +96,8 @@ def parse_strategy(spec: str) -> ComposedStrategy:
         modifier = _modifier(part)
         if modifier is not None:
             modifiers.append(modifier)
-        elif part in BASES:
-            bases.append(BASES[part]())
+        elif (canonical := _base_named(part)) is not None:
+            bases.append(BASES[canonical]())
         else:
             raise StrategyError(f"unknown strategy {part!r}; valid: {valid_names()}")
     if len(bases) > 1:

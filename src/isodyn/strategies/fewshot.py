@@ -77,6 +77,7 @@ async def ask_with_demos(
 @register_base
 class ChainOfThought3(Strategy):
     name = "cot3"
+    spellings = ("cot", "cot-3", "cot3shot")  # the papers' "CoT" is the topic 3-shot chain of thought
     summary = "topic-specific 3-shot chain of thought: 3 of a 5-demonstration topic pool, seeded draw"
     source = "DynaMath Section 4.1, Appendix C.3"
 
