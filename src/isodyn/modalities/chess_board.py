@@ -17,6 +17,7 @@ outline, Black pieces are solid black shapes, on light and dark brown squares.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from functools import cache, lru_cache
 
@@ -135,7 +136,9 @@ def board_from_moves(moves_uci: Sequence[str]) -> chess.Board:
 
 
 def pgn_text(moves_uci: Sequence[str], event: str) -> str:
-    """A PGN game (seven-tag roster, result withheld as `*`) with the moves in standard algebraic notation."""
+    """A PGN game (seven-tag roster, result withheld as `*`) with the moves in standard algebraic
+    notation, without check and mate marks: a `#` on the last move would name the winner (and only a
+    decisive game has one) without any chess, so the text states moves and nothing they lead to."""
     game = chess.pgn.Game()
     game.headers["Event"] = event
     game.headers["Site"] = "?"
@@ -148,7 +151,11 @@ def pgn_text(moves_uci: Sequence[str], event: str) -> str:
     for uci in moves_uci:
         node = node.add_variation(chess.Move.from_uci(uci))
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=False, columns=80)
-    return game.accept(exporter).strip()
+    headers, _, movetext = game.accept(exporter).strip().partition("\n\n")
+    return f"{headers}\n\n{_CHECK_MARKS.sub('', movetext)}"
+
+
+_CHECK_MARKS = re.compile(r"(?<=[a-h1-8QRBNO])[+#]")  # `Qxf7#`, `Re1+`, `O-O+`: the mark only
 
 
 # ---------------------------------------------------------------------------------------------- picture
