@@ -16,7 +16,7 @@ import math
 import re
 from collections import Counter
 from datetime import datetime, timedelta, timezone
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from functools import cache
 
@@ -466,7 +466,34 @@ def test_ruler_length_by_fraction_conversion() -> None:
             re.search(r"right end is at the ([\d.]+) cm", story("dynamath_ruler_length", v)).group(1)
         )
         mm = (end - start) * 10
-        assert close(v.answer, float(mm * factor[p["unit"]]))
+        exact = mm * factor[p["unit"]]
+        if p["unit"] == "in":  # the question asks for two decimal places (half up, from the exact value)
+            assert "Round to two decimal places." in v.question
+            exact = Fraction(
+                (Decimal(exact.numerator) / Decimal(exact.denominator)).quantize(
+                    Decimal("0.01"), ROUND_HALF_UP
+                )
+            )
+        assert close(v.answer, float(exact))
+
+
+def test_a_ruler_reading_off_by_one_millimetre_is_wrong_and_a_rounding_as_asked_is_right() -> None:
+    """The smallest readable unit is a millimetre: a reading one mark off is a different answer under
+    the seed's tolerance; an inch value rounded as the question asks is the answer."""
+    from isodyn.scoring import score_reply
+
+    for v in variants("dynamath_ruler_length"):
+        p = v.params
+        mm = p["end_mm"] - p["start_mm"]
+        per_mm = {"mm": Fraction(1), "cm": Fraction(1, 10), "in": Fraction(10, 254)}[p["unit"]]
+        off = float(Fraction(v.answer) + per_mm)
+        assert not score_reply(f'{{"short answer": "{off:.4f}"}}', v).correct
+        if p["unit"] == "in":
+            exact = Fraction(mm, 1) * per_mm
+            two = (Decimal(exact.numerator) / Decimal(exact.denominator)).quantize(
+                Decimal("0.01"), ROUND_HALF_UP
+            )
+            assert score_reply(f'{{"short answer": "{two}"}}', v).correct
 
 
 def test_base_ten_blocks_by_place_value() -> None:

@@ -18,7 +18,7 @@ from matplotlib.patches import Circle, Polygon, Rectangle
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
 from isodyn.modalities.canvas import png
-from isodyn.modalities.formatting import fmt_num
+from isodyn.modalities.formatting import fmt_num, fmt_number
 
 OBJECTS = ("pencil", "nail", "crayon", "straw", "key")
 # (Metres are left out: DynaMath's absolute tolerance of 0.001 would accept a 1 mm misreading.)
@@ -32,6 +32,16 @@ RULER_CM = 12
 
 def length_in(mm: int, unit: str) -> Fraction:
     return Fraction(mm) / UNITS[unit][1]
+
+
+# Inches from a millimetre reading carry more digits than the reading justifies (1 mm = 0.039 in):
+# the question states the rounding, and the answer is rounded so (half up) from the exact value.
+INCH_PLACES = 2
+
+
+def answer_text(mm: int, unit: str) -> str:
+    value = length_in(mm, unit)
+    return fmt_number(value, INCH_PLACES) if unit == "in" else fmt_num(value)
 
 
 def mark_text(mm: int) -> str:
@@ -54,10 +64,10 @@ def solution_text(p: dict) -> str:
         steps.append(f"In centimetres that is {mm} / 10 = {fmt_num(value)} cm.")
     else:
         steps.append(
-            f"1 inch = 2.54 cm, so {mark_text(mm)} cm = {mark_text(mm)} / 2.54 in = {fmt_num(value)} in "
-            "(rounded to three decimals)."
+            f"1 inch = 2.54 cm, so {mark_text(mm)} cm = {mark_text(mm)} / 2.54 in = "
+            f"{fmt_number(value, INCH_PLACES)} in (rounded to two decimal places, as asked)."
         )
-    steps.append(f"Answer: {fmt_num(value)}")
+    steps.append(f"Answer: {answer_text(mm, unit)}")
     return "\n".join(steps)
 
 
@@ -137,9 +147,10 @@ class RulerLength(SeedProgram):
         obj = OBJECTS[int(rng.integers(len(OBJECTS)))]
         p = {"start_mm": start, "end_mm": end, "unit": unit, "object": obj}
         extra = " (1 inch = 2.54 cm)" if unit == "in" else ""
-        question = f"How long is the {obj}, in {UNITS[unit][0]}{extra}?"
-        value = length_in(end - start, unit)
-        return Draw(params=p, question=question, answer=fmt_num(value), solution=solution_text(p))
+        rounding = " Round to two decimal places." if unit == "in" else ""
+        question = f"How long is the {obj}, in {UNITS[unit][0]}{extra}?{rounding}"
+        answer = answer_text(end - start, unit)
+        return Draw(params=p, question=question, answer=answer, solution=solution_text(p))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
