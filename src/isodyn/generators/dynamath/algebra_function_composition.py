@@ -94,7 +94,7 @@ class FunctionComposition(SeedProgram):
         names = {"f": names_pair[0], "g": names_pair[1]}
         expr = " + ".join(term_latex(chain, arg, names, notation) for chain, arg in terms)
         question = (
-            f"The functions ${names_pair[0]}$ and ${names_pair[1]}$ are given by the table. What is ${expr}$?"
+            f"Using the values of ${names_pair[0]}$ and ${names_pair[1]}$ given above, what is ${expr}$?"
         )
         total, solution = self._solve(params)
         return Draw(params=params, question=question, answer=str(total), solution=solution)

@@ -129,7 +129,7 @@ class MoneyChange(SeedProgram):
             }
         )
         question = (
-            f"{p['buyer']} buys {bought_text(p)} at {p['place']} and pays with the money shown. How much "
+            f"{p['buyer']} buys {bought_text(p)} at {p['place']} and pays with this money. How much "
             f"change, in {cur}, should {p['buyer']} get back?"
         )
         return Draw(

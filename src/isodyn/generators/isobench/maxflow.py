@@ -193,7 +193,8 @@ def pipe_story(n: int, arcs: list[list[int]], source: int, sink: int, names: lis
         f"The towns are linked by {count}, and there are no others. Each pipe carries water in one "
         "direction only and has a capacity, the most water it can carry, in litres per second: "
         + "; ".join(
-            f"a pipe from {names[a]} to {names[b]} that carries at most {c} litres per second"
+            f"a pipe from {names[a]} to {names[b]} that carries at most {c} "
+            f"{'litre' if c == 1 else 'litres'} per second"
             for a, b, c in arcs
         )
         + "."
