@@ -255,13 +255,14 @@ _PRIMES = {2, 3, 5, 7, 11, 13}
 def _spinner_event(question: str):
     """The event, read from the question's words (not from the params' event encoding)."""
     ev = re.search(r"lands on (.*)\?$", question).group(1)
+    assert not re.search(r"\ba [aeiou]", ev), ev  # "an orange sector", not "a orange sector"
     patterns = [
-        (r"a (\w+) sector whose number is even", lambda m, c, x: c == m[1] and x % 2 == 0),
+        (r"an? (\w+) sector whose number is even", lambda m, c, x: c == m[1] and x % 2 == 0),
         (
             r"a sector that is (\w+) or has a number greater than (\d+)",
             lambda m, c, x: c == m[1] or x > int(m[2]),
         ),
-        (r"a (\w+) sector", lambda m, c, x: c == m[1]),
+        (r"an? (\w+) sector", lambda m, c, x: c == m[1]),
         (r"an even number", lambda m, c, x: x % 2 == 0),
         (r"an odd number", lambda m, c, x: x % 2 == 1),
         (r"a number greater than (\d+)", lambda m, c, x: x > int(m[1])),

@@ -54,7 +54,8 @@ def solution_text(params: dict) -> str:
     for i, comp in enumerate(comps, start=1):
         desc = "an isolated node" if len(comp) == 1 else f"{len(comp)} nodes"
         steps.append(f"Component {i}: {{{', '.join(labels[v] for v in comp)}}} ({desc}).")
-    steps.append(f"Every node is now visited, so there are {len(comps)} connected components.")
+    counted = "is 1 connected component" if len(comps) == 1 else f"are {len(comps)} connected components"
+    steps.append(f"Every node is now visited, so there {counted}.")
     steps.append(f"Answer: {len(comps)}")
     return "\n".join(steps)
 
