@@ -36,14 +36,14 @@ def test_render_png_crops_to_the_drawing_with_a_white_border() -> None:
         ax.set_axis_off()
         ax.add_patch(Circle((0.5, 0.5), 0.25, color="black"))
 
-    png = render_png(draw, size=(4, 4), dpi=50)
+    png = render_png(draw, size=(4, 4), dpi=50, min_px=(0, 0))
     img = pixels(png)
     ink = (img != 255).any(axis=2)
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
     assert rows[0] == PAD_PX and cols[0] == PAD_PX
     assert img.shape[0] - 1 - rows[-1] == PAD_PX and img.shape[1] - 1 - cols[-1] == PAD_PX
     assert abs(img.shape[0] - (100 + 2 * PAD_PX)) <= 2  # the circle is 2 in = 100 px across
-    assert png == render_png(draw, size=(4, 4), dpi=50)
+    assert png == render_png(draw, size=(4, 4), dpi=50, min_px=(0, 0))
 
 
 def test_render_png_keeps_text_far_outside_the_axes() -> None:
@@ -53,7 +53,7 @@ def test_render_png_keeps_text_far_outside_the_axes() -> None:
         ax.plot([0, 1], [0, 1], color="black")
         ax.text(0.0, 0.5, "FAR LEFT LABEL", transform=ax.transAxes, ha="right", fontsize=20, color="red")
 
-    img = pixels(render_png(draw, size=(4, 3), dpi=50))
+    img = pixels(render_png(draw, size=(4, 3), dpi=50, min_px=(0, 0)))
     assert img.shape[:2] == (150, 200)  # the fallback: the whole figure at its own size, uncropped
     red = (img[:, :, 0] > 200) & (img[:, :, 1] < 80) & (img[:, :, 2] < 80)
     cols = np.flatnonzero(red.any(axis=0))
@@ -157,8 +157,8 @@ def test_a_shared_renderer_starts_every_figure_blank() -> None:
         return draw
 
     first, second = (
-        pixels(render_png(dot(0.2), size=(4, 2), dpi=50)),
-        pixels(render_png(dot(0.8), size=(4, 2), dpi=50)),
+        pixels(render_png(dot(0.2), size=(4, 2), dpi=50, min_px=(0, 0))),
+        pixels(render_png(dot(0.8), size=(4, 2), dpi=50, min_px=(0, 0))),
     )
     assert first.shape == second.shape  # each cropped to its own single dot
     assert np.array_equal(first, second)  # and nothing of the first figure in the second

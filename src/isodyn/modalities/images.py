@@ -13,6 +13,7 @@ a renderer and so its text measurements (`SharedRendererCanvas`).
 from __future__ import annotations
 
 import io
+import math
 import pickle
 from collections.abc import Callable
 from functools import lru_cache
@@ -125,6 +126,11 @@ def add_subplot(fig: Figure, *args: Any) -> Axes:
         return fig.add_subplot(*args, axes_class=DrawingAxes)
 
 
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) of PNG bytes, read from the IHDR chunk."""
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
 def encode_png(rgba: np.ndarray) -> bytes:
     """PNG bytes (RGB, no metadata) of an opaque RGBA array, so equal pixels give equal bytes."""
     buf = io.BytesIO()
@@ -167,12 +173,32 @@ def content_box(rgba: np.ndarray) -> tuple[int, int, int, int] | None:
     return int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
 
 
-def render_png(draw: Callable[[Axes], None], size: tuple[float, float] = (5, 4), dpi: int = 100) -> bytes:
+# Below this a picture's labels blur once a vision model downscales it (a hand audit found them hard
+# to read): a smaller picture is drawn again at the resolution that makes it this big, same layout.
+MIN_PX = (400, 250)
+
+
+def render_png(
+    draw: Callable[[Axes], None],
+    size: tuple[float, float] = (5, 4),
+    dpi: int = 100,
+    min_px: tuple[int, int] = MIN_PX,
+) -> bytes:
     """Draw on a fresh `size`-inch axes and return PNG bytes that are identical for identical drawings.
 
     The picture is cropped to the drawn content plus a small white border. A drawing that reaches the
-    edge of the spare room is drawn again with `tight_layout`, so nothing is ever cut off.
+    edge of the spare room is drawn again with `tight_layout`, so nothing is ever cut off. A picture
+    smaller than `min_px` (width, height) is drawn again at the resolution that makes it about that big.
     """
+    data = _cropped_png(draw, size, dpi)
+    width, height = png_size(data)
+    scale = max(min_px[0] / width, min_px[1] / height)
+    if scale <= 1:
+        return data
+    return _cropped_png(draw, size, math.ceil(dpi * scale * 1.05))  # cropping is not quite linear
+
+
+def _cropped_png(draw: Callable[[Axes], None], size: tuple[float, float], dpi: int) -> bytes:
     width, height = size
     fw, fh = width + 2 * MARGIN_IN, height + 2 * MARGIN_IN
     ax = blank_axes((fw, fh), dpi, (MARGIN_IN / fw, MARGIN_IN / fh, width / fw, height / fh))
