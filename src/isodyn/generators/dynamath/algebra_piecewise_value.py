@@ -182,7 +182,10 @@ class PiecewiseValue(SeedProgram):
                         ys = piece["s"] * (xs - piece["h"]) ** 2 + piece["k"]
                     else:
                         ys = piece["m"] * xs + piece["c"]
-                    ax.plot(xs, ys, color=COLOR, lw=2.4, zorder=3)
+                    if not np.any(ys):  # a piece on the x axis: a band under it, axis and ticks visible
+                        ax.plot(xs, ys, color=COLOR, lw=5, alpha=0.8, zorder=1)
+                    else:
+                        ax.plot(xs, ys, color=COLOR, lw=2.4, zorder=3)
                     for x, inc in ((a, li), (b, ri)):
                         if x in (LO, HI) and inc:
                             ax.plot([x], [piece_value(piece, x)], "o", color=COLOR, markersize=7, zorder=4)

@@ -138,7 +138,11 @@ def _draw(p: dict) -> bytes:
 
     def draw(ax: Axes) -> None:
         (sx, sy), (ex, ey) = seg
-        ax.plot([sx, ex], [sy, ey], color=COLORS["purple"], lw=2.2, ls="--", zorder=3)
+        if kind in ("vertical", "horizontal") and c == 0:
+            # on an axis: a wide band under it, so the axis and its ticks stay visible through the line
+            ax.plot([sx, ex], [sy, ey], color=COLORS["purple"], lw=5, ls="--", alpha=0.8, zorder=1)
+        else:
+            ax.plot([sx, ex], [sy, ey], color=COLORS["purple"], lw=2.2, ls="--", zorder=3)
         ax.plot(x, y, "o", color=COLORS["red"], ms=8, markeredgecolor="black", markeredgewidth=0.6, zorder=5)
         label_points(
             ax,
