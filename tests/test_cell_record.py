@@ -41,8 +41,20 @@ def test_the_reference_run_gives_the_verdicts_and_metrics_of_the_release_before(
     _, now = reference_runs
     before = json.loads((REFERENCE / "before_cell_record.json").read_text())
     for name in ("default", "dataset"):
-        assert now[name]["verdicts"] == before[name]["verdicts"], name
-        assert now[name]["metrics"] == before[name]["metrics"], name
+        # The stub's reply hashes each request, pictures included; the generated seeds' pictures were
+        # redrawn larger since (issue 18), so their image cells get other replies. Released images
+        # (the dataset run) and every text cell are the same requests as before.
+        kept = "dataset" if name == "dataset" else "text"
+        assert _cells(now[name]["verdicts"], kept) == _cells(before[name]["verdicts"], kept), name
+        assert _rows(now[name]["metrics"], kept) == _rows(before[name]["metrics"], kept), name
+
+
+def _cells(verdicts: dict, kept: str) -> dict:
+    return {cell: v for cell, v in verdicts.items() if kept == "dataset" or cell.split("|")[2] != "image"}
+
+
+def _rows(metrics: list, kept: str) -> list:
+    return [row for row in metrics if kept == "dataset" or row["modality"] != "image"]
 
 
 def test_a_record_round_trips_through_its_results_line(reference_runs) -> None:
