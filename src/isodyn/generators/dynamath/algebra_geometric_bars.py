@@ -136,10 +136,11 @@ class GeometricBars(SeedProgram):
                     ax.set_xticks(pos, labels, fontsize=13)
                     ax.set_ylim(bottom - (pad if bottom < 0 else 0), top + (pad if top > 0 else 0))
                     for x, (v, s) in enumerate(zip(vals, p["values"], strict=True)):
-                        ax.text(
-                            x,
-                            v,
+                        ax.annotate(  # a few points clear of the bar's end, never on its edge
                             s,
+                            (x, v),
+                            xytext=(0, 4 if v >= 0 else -4),
+                            textcoords="offset points",
                             ha="center",
                             va="bottom" if v >= 0 else "top",
                             fontsize=12,
@@ -155,10 +156,11 @@ class GeometricBars(SeedProgram):
                     ax.invert_yaxis()
                     ax.set_xlim(bottom - (pad if bottom < 0 else 0), top + (pad if top > 0 else 0))
                     for y, (v, s) in enumerate(zip(vals, p["values"], strict=True)):
-                        ax.text(
-                            v,
-                            y,
-                            f" {s} ",
+                        ax.annotate(
+                            s,
+                            (v, y),
+                            xytext=(5 if v >= 0 else -5, 0),
+                            textcoords="offset points",
                             ha="left" if v >= 0 else "right",
                             va="center",
                             fontsize=12,
