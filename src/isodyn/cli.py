@@ -302,6 +302,7 @@ def cache(
     from isodyn.cache.stores import CacheDamaged
     from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
     from isodyn.experiments.memo import memo_store
+    from isodyn.results import read_json
 
     def duration(value: str) -> float:
         units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -331,7 +332,7 @@ def cache(
         raise fail(str(exc)) from None
     try:
         if action == "stats":
-            last = _read_json_or_none(root / "last_run.json")
+            last = read_json(root / "last_run.json")
             rate = "–" if not last or last.get("hit_rate") is None else f"{100 * last['hit_rate']:.1f}%"
             console.print(
                 f"cache {root}: {len(store)} replies, {store.volume() / 1e6:.1f} MB; "
@@ -353,15 +354,6 @@ def cache(
     finally:
         store.close()
         memo.close()
-
-
-def _read_json_or_none(path: Path) -> Any:
-    import json
-
-    try:
-        return json.loads(path.read_text()) if path.is_file() else None
-    except (OSError, ValueError):
-        return None
 
 
 def _clear_cache(root: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from isodyn.core import AnswerType
-from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance
+from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, get_grader
 
 SCHEMA_VERSION = 2  # 1: rows before the record (no `schema` key); 2: CellResult
 GRADED = ("ok", "extraction_failed")  # reasons of a cell whose reply was graded
@@ -123,6 +123,13 @@ class CellResult:
             self.truth, AnswerType(self.answer_type), self.choices, self.question, self.percent_question,
             tolerance or self.tolerance,
         )  # fmt: skip
+
+    def regraded(self, grader: str, tolerance: Tolerance | None = None) -> CellResult:
+        """This cell graded again from its saved reply by the named grader; a cell that was
+        skipped, failed or has no reply is returned as it is."""
+        if not self.graded or self.response is None:
+            return self
+        return self.graded_by(get_grader(grader)(self.response, self.asked(tolerance)), tolerance)
 
     def graded_by(self, score: Score, tolerance: Tolerance | None = None) -> CellResult:
         """This cell with a new verdict (the reply, transcript and cost stay)."""
@@ -275,7 +282,7 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
     counts once: a second row for a cell already read is ignored and counted."""
     run_dir = Path(run_dir)
     read = read_rows(run_dir, repair, missing_ok)
-    config = _read_json(run_dir / "config.json") or {}
+    config = read_json(run_dir / "config.json") or {}
     results: list[CellResult] = []
     seen: set[tuple[str, str, str, str, int, int]] = set()
     for row in read.rows:
@@ -286,7 +293,7 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
             seen.add(result.cell)
             results.append(result)
     return Run(
-        run_dir, results, config, _read_json(run_dir / "summary.json"), read.damaged,
+        run_dir, results, config, read_json(run_dir / "summary.json"), read.damaged,
         len(read.rows) - len(results),
     )  # fmt: skip
 
@@ -313,8 +320,8 @@ def _question_from_seed(result: CellResult, base_seed: int) -> CellResult:
     return replace(result, question=question, choices=choices, solution=variant.solution)
 
 
-def _read_json(path: Path) -> Any:
-    """A JSON file, or None when it is missing or damaged (a config or summary cut by a crash)."""
+def read_json(path: Path) -> Any:
+    """A JSON file beside a run or a cache, or None when it is missing or damaged (cut by a crash)."""
     try:
         return json.loads(path.read_text()) if path.is_file() else None
     except (ValueError, UnicodeDecodeError):

@@ -145,11 +145,6 @@ class ExternalTable:
     notes: list[str]  # one line per file that had rows set aside
 
 
-def read_external(path: Path) -> list[CellResult]:
-    """Cell results from one outside table (see `read_tables`)."""
-    return read_tables([path]).results
-
-
 def read_tables(paths: list[Path]) -> ExternalTable:
     """Cell results from CSV (or TSV, or JSON lines) files in either form, one model per file unless a
     `model` column names it: several files give one table with a row per model. They hold verdicts

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,7 @@ from isodyn.analysis.metrics import GROUP, graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import format_value
 from isodyn.results import CellResult, results_frame
-from isodyn.scoring import GRADERS, Tolerance, get_grader
+from isodyn.scoring import GRADERS, Tolerance
 from isodyn.scoring.extract import CLEAR
 
 EXAMPLES_PER_KIND = 3
@@ -31,15 +30,7 @@ _EXCERPT = 300
 
 def regraded_frame(results: Sequence[CellResult], grader: str) -> pd.DataFrame:
     """The graded cells with `correct` as the named grader decides from their saved replies."""
-    grade = get_grader(grader)
-    regraded = [
-        replace(r, correct=bool(grade(r.response, r.asked(Tolerance())).correct))
-        if r.response is not None
-        else r
-        for r in results
-        if r.graded
-    ]
-    return graded_cells(results_frame(regraded))
+    return graded_cells(results_frame([r.regraded(grader, Tolerance()) for r in results if r.graded]))
 
 
 def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:

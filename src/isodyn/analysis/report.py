@@ -21,7 +21,7 @@ from isodyn.analysis.grading import ambiguous_examples
 from isodyn.analysis.markdown import markdown_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
-from isodyn.results import CellResult, results_frame
+from isodyn.results import CellResult, read_json, results_frame
 
 WRONG_SAMPLES = 5
 
@@ -137,14 +137,6 @@ def render_html(content: ReportContent) -> str:
     return _templates().get_template("report.html.j2").render(content=content, tables=tables, images=images)
 
 
-def _read_json(path: Path) -> Any:
-    """A JSON file beside the results, or None when missing or damaged (the report goes on)."""
-    try:
-        return json.loads(path.read_text()) if path.is_file() else None
-    except (OSError, ValueError):
-        return None
-
-
 def write_content(directory: Path, content: ReportContent, stem: str) -> Path:
     """`stem`.md with figures/*.png beside it, and a standalone `stem`.html; returns the Markdown path."""
     figures = directory / "figures"
@@ -163,6 +155,6 @@ def write_report(run_dir: Path, results: Sequence[CellResult], bootstrap: Bootst
     process = None
     if process_path.is_file():
         process = [json.loads(line) for line in process_path.read_text().splitlines()]
-    summary, config = _read_json(run_dir / "summary.json"), _read_json(run_dir / "config.json")
+    summary, config = read_json(run_dir / "summary.json"), read_json(run_dir / "config.json")
     content = build_report(results, summary, config, run_dir.name, bootstrap, process)
     return write_content(run_dir, content, "report")

@@ -16,7 +16,7 @@ from isodyn.analysis.stats import kappa_interval
 from isodyn.cache import ModelRequest, ResponseCache
 from isodyn.experiments.llm import CachedClient
 from isodyn.results import CellResult
-from isodyn.scoring import DEFAULT_GRADER, Tolerance, get_grader, is_correct
+from isodyn.scoring import DEFAULT_GRADER, Tolerance, is_correct
 from isodyn.scoring.extract import CLEAR
 from isodyn.scoring.judge import (
     extractor_messages,
@@ -37,21 +37,11 @@ class JudgeSettings:
     concurrency: int = 4
 
 
-def regrade(
-    result: CellResult, tolerance: Tolerance | None = None, grader: str = DEFAULT_GRADER
-) -> CellResult:
-    """One graded cell graded again from its saved reply by the named grader (pure); a cell that
-    was skipped, failed or has no reply is returned as it is."""
-    if not result.graded or result.response is None:
-        return result
-    return result.graded_by(get_grader(grader)(result.response, result.asked(tolerance)), tolerance)
-
-
 def rescore(
     results: list[CellResult], tolerance: Tolerance, grader: str = DEFAULT_GRADER
 ) -> list[CellResult]:
     """Every graded cell graded again from its saved reply and truth, by the named grader (pure)."""
-    return [regrade(result, tolerance, grader) for result in results]
+    return [result.regraded(grader, tolerance) for result in results]
 
 
 async def _bounded(jobs: list, limit: int) -> list:
