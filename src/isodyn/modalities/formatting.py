@@ -85,6 +85,11 @@ def cents_answer(cents: int) -> str:
 # ------------------------------------------------------------------------------------------------- text
 
 
+def article(word: str) -> str:
+    """The indefinite article before a word spelled with a leading vowel or not: "an orange", "a red"."""
+    return "an" if word[:1].lower() in ("a", "e", "i", "o", "u") else "a"
+
+
 def join_words(items: Sequence[str]) -> str:
     """`a`, `a and b`, `a, b, and c`."""
     items = list(items)

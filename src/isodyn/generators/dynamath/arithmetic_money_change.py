@@ -17,7 +17,7 @@ from matplotlib.patches import Circle, FancyBboxPatch
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
 from isodyn.modalities.canvas import blank, png
-from isodyn.modalities.formatting import cents_answer, fmt_money, join_words
+from isodyn.modalities.formatting import article, cents_answer, fmt_money, join_words
 
 # symbol -> (notes in cents, coins in cents)
 CURRENCIES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
@@ -234,7 +234,7 @@ class MoneyChange(SeedProgram):
         if modality is Modality.STORY:
             prices = join_words(
                 [
-                    f"{'an' if one[0] in 'aeiou' else 'a'} {one} costs {fmt_money(c, cur)}"
+                    f"{article(one)} {one} costs {fmt_money(c, cur)}"
                     for one, _, _, c in p["items"]
                 ]
             )

@@ -16,6 +16,7 @@ from matplotlib.patches import Wedge
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
+from isodyn.modalities.formatting import article
 from isodyn.modalities.geometry import COLORS, FILL_COLORS, figure_png, label, side_label
 
 
@@ -116,7 +117,7 @@ class SectorArea(SeedProgram):
             return Representation(modality, text, image_png=_draw(p))
         if modality is Modality.LATEX:
             parts = [
-                f"{'an' if c[0] in 'aeiou' else 'a'} {c} sector with central angle ${a}^\\circ$"
+                f"{article(c)} {c} sector with central angle ${a}^\\circ$"
                 for c, a in zip(p["colors"], p["angles"], strict=True)
             ]
             listing = ", ".join(parts[:-1]) + f" and {parts[-1]}"

@@ -15,7 +15,7 @@ import numpy as np
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
 from isodyn.modalities.circle_charts import spinner_png
-from isodyn.modalities.formatting import fmt_number, join_words
+from isodyn.modalities.formatting import article, fmt_number, join_words
 from isodyn.modalities.palette import CHART_COLORS
 
 _COLOR_NAMES = ("red", "blue", "green", "orange", "purple", "yellow")
@@ -33,22 +33,17 @@ _KINDS = (
 )
 
 
-def _a(word: str | None) -> str:
-    """The indefinite article before `word` ("an orange", "a red")."""
-    return "an" if word and word[0] in "aeiou" else "a"
-
-
 def describe(event: dict) -> str:
     kind, c, k = event["kind"], event.get("color"), event.get("k")
     return {
-        "color": f"{_a(c)} {c} sector",
+        "color": f"{article(str(c))} {c} sector",
         "even": "an even number",
         "odd": "an odd number",
         "greater": f"a number greater than {k}",
         "less": f"a number less than {k}",
         "prime": "a prime number",
         "multiple3": "a multiple of 3",
-        "color_and_even": f"{_a(c)} {c} sector whose number is even",
+        "color_and_even": f"{article(str(c))} {c} sector whose number is even",
         "color_or_greater": f"a sector that is {c} or has a number greater than {k}",
     }[kind]
 
