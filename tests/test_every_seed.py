@@ -12,6 +12,7 @@ import pytest
 from isodyn.core import AnswerType, Modality
 from isodyn.generators import UnsupportedModality, all_seeds
 from isodyn.generators.base import format_choices
+from isodyn.modalities.images import MIN_PX, png_size
 
 SEEDS = all_seeds()
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -57,6 +58,9 @@ def test_every_declared_modality_renders(seed_id: str) -> None:
             if modality is Modality.IMAGE:
                 assert rep.image_png is not None and rep.image_png.startswith(PNG_SIGNATURE)
                 assert "image" in rep.text.lower()
+                # big enough that labels survive a vision model's downscaling (issue 18)
+                width, height = png_size(rep.image_png)
+                assert width >= MIN_PX[0] and height >= MIN_PX[1], (v.variant_id, width, height)
             else:
                 assert rep.image_png is None
 

@@ -168,7 +168,7 @@ def test_shifted_abs_text_modalities_carry_the_function() -> None:
         latex = seed.representation(v, Modality.LATEX).text
         inside = "x" if p["a"] == 0 else f"x {'-' if p['a'] > 0 else '+'} {abs(p['a'])}"
         assert f"\\left|{{{inside}}}\\right|" in latex
-        assert f"from {lo} to {hi}" in latex
+        assert f"${lo} \\le x \\le {hi}$" in latex
         if i < 8:  # images are slow to draw; a few suffice for the stated window
             assert f"from {lo} to {hi}" in seed.representation(v, Modality.IMAGE).text
 

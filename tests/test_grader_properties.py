@@ -147,7 +147,9 @@ def expanded_terms(leading: int, roots: list[int]) -> list[tuple[int, int]]:
 
 
 def factored(leading: int, roots: list[int]) -> str:
-    factors = "".join(f"(x {'-' if r > 0 else '+'} {abs(r)})" if r else "x" for r in roots)
+    zeros = roots.count(0)  # x^2(x - 3), as a person writes it, not xx(x - 3)
+    factors = {0: "", 1: "x"}.get(zeros, f"x^{zeros}")
+    factors += "".join(f"(x {'-' if r > 0 else '+'} {abs(r)})" for r in roots if r)
     prefix = {1: "", -1: "-"}.get(leading, str(leading))
     return prefix + factors
 

@@ -19,6 +19,10 @@ SLIPS = (
 )
 
 
+def near(text: str, found: re.Match[str]) -> str:
+    return text[max(0, found.start() - 50) : found.end() + 20]
+
+
 @pytest.mark.parametrize("seed_id", sorted(all_seeds()))
 def test_text_forms_have_no_slips(seed_id: str) -> None:
     seed = all_seeds()[seed_id]
@@ -34,5 +38,63 @@ def test_text_forms_have_no_slips(seed_id: str) -> None:
             for slip in SLIPS:
                 found = slip.search(text)
                 assert found is None, (
-                    f"{seed_id}/{index} {where}: ...{text[max(0, found.start() - 40) : found.end() + 20]}..."
+                    f"{seed_id}/{index} {where}: ...{near(text, found)}..."
                 )
+
+
+# Outside math mode a LaTeX form writes prose only: a measured quantity ("8 cm"), a signed number
+# ("-5", which LaTeX sets as a hyphen) or a Unicode symbol standing in for a LaTeX one belongs in $...$.
+MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\begin\{(tabular|array)\}.*?\\end\{\1\}", re.S)
+OUTSIDE_MATH = (
+    re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:mm|cm|km|m|kg|g|s|N|J|V|Hz|mol|mL|°|cm²|m/s)(?![\w/])"),
+    re.compile(r"(?<![\w-])-\d"),
+    re.compile(r"[π∠≤≥×√]"),
+)
+# Table captions name things ("100 m sprint times", "Fruit sold (40 kg)"): prose, not quantities to read.
+CAPTION_BEFORE_TABLE = re.compile(r"^[^\n]*\n\n\\begin\{tabular\}", re.M)
+
+
+def latex_prose(text: str, question: str) -> str:
+    """The seed's own LaTeX text: without the question (shared by every modality), math and captions."""
+    body = text.replace(question, "")
+    body = CAPTION_BEFORE_TABLE.sub(r"\\begin{tabular}", body)
+    return MATH.sub(" ", body)
+
+
+@pytest.mark.parametrize(
+    "seed_id", sorted(s for s, seed in all_seeds().items() if Modality.LATEX in seed.modalities)
+)
+def test_latex_forms_keep_quantities_in_math_mode(seed_id: str) -> None:
+    seed = all_seeds()[seed_id]
+    for index in range(VARIANTS):
+        variant = seed.variant(index)
+        prose = latex_prose(seed.representation(variant, Modality.LATEX).text, variant.question)
+        for rule in OUTSIDE_MATH:
+            found = rule.search(prose)
+            assert found is None, f"{seed_id}/{index}: ...{near(prose, found)}..."
+
+
+def test_latex_prose_check_catches_the_old_wording() -> None:
+    old = "Its height h = 24 cm and slant height l = 25 cm.\n\nWhat is r?"
+    assert OUTSIDE_MATH[0].search(latex_prose(old, "What is r?"))
+    assert OUTSIDE_MATH[1].search(latex_prose("for $x$ from -5 to 5", ""))
+    assert OUTSIDE_MATH[2].search(latex_prose("for x from -π/2 to π/2", ""))
+    new = "Its height is $h = 24\\,\\text{cm}$ and its slant height is $l = 25\\,\\text{cm}$."
+    assert not any(rule.search(latex_prose(new, "")) for rule in OUTSIDE_MATH)
+
+
+# The prose around a code form calls its data by what it is in code (a list, a dictionary), never by
+# a picture's name. (Code comments may say what the data stand for: "points of a scatter plot".)
+PICTURE_NOUNS = re.compile(r"\b(?:table|image|picture|chart|plot|diagram)s?\b", re.I)
+
+
+@pytest.mark.parametrize(
+    "seed_id", sorted(s for s, seed in all_seeds().items() if Modality.CODE in seed.modalities)
+)
+def test_code_forms_do_not_name_a_picture(seed_id: str) -> None:
+    seed = all_seeds()[seed_id]
+    for index in range(VARIANTS):
+        variant = seed.variant(index)
+        prose = re.sub(r"```.*?```", " ", seed.representation(variant, Modality.CODE).text, flags=re.S)
+        found = PICTURE_NOUNS.search(prose)
+        assert found is None, f"{seed_id}/{index}: ...{near(prose, found)}..."

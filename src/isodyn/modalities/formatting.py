@@ -85,6 +85,12 @@ def cents_answer(cents: int) -> str:
 # ------------------------------------------------------------------------------------------------- text
 
 
+def latex_quantity(value: object, unit: str, symbol: str | None = None) -> str:
+    """A measured quantity in LaTeX math mode, unit upright: `$8\\,\\text{cm}$`, `$h = 8\\,\\text{cm}$`."""
+    equation = f"{symbol} = " if symbol else ""
+    return f"${equation}{value}\\,\\text{{{unit}}}$"
+
+
 def article(word: str) -> str:
     """The indefinite article before a word spelled with a leading vowel or not: "an orange", "a red"."""
     return "an" if word[:1].lower() in ("a", "e", "i", "o", "u") else "a"

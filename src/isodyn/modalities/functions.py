@@ -10,8 +10,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 import sympy as sp
+from matplotlib import patheffects
 from matplotlib.axes import Axes
-from matplotlib.ticker import MaxNLocator, MultipleLocator
+from matplotlib.ticker import MaxNLocator, MultipleLocator, ScalarFormatter
 
 from isodyn.modalities.canvas import FONT, MIN_FONT
 from isodyn.modalities.images import render_png
@@ -139,6 +140,38 @@ def break_jumps(ys: np.ndarray, ylim: tuple[float, float]) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- drawing
 
 
+class _ScalarWithoutZero(ScalarFormatter):
+    """Matplotlib's usual tick labels, with none at 0 (where two axes' zeros would collide)."""
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return "" if x == 0 else super().__call__(x, pos)
+
+
+def grid_under_curves(ax: Axes) -> None:
+    """A light grid below the curves, with tick labels above them, each on a white halo.
+
+    With the axes through the origin the tick labels sit inside the plot, where a curve can pass
+    over them. Matplotlib draws an axis's grid and its labels as one artist, so the grid is drawn
+    here as separate lines at the current tick positions, and the axis itself goes above the curves.
+    """
+    ax.grid(False)
+    x_lo, x_hi = sorted(ax.get_xlim())
+    y_lo, y_hi = sorted(ax.get_ylim())
+    for x in ax.get_xticks():
+        if x_lo <= x <= x_hi:
+            ax.axvline(x, color="0.85", linewidth=0.6, zorder=0.5)
+    for y in ax.get_yticks():
+        if y_lo <= y <= y_hi:
+            ax.axhline(y, color="0.85", linewidth=0.6, zorder=0.5)
+    ax.set_axisbelow(False)  # the axis (spines, ticks, labels) above lines and patches
+    # a see-through halo: the label reads clearly, and a curve under it still looks unbroken
+    halo: list[patheffects.AbstractPathEffect] = [
+        patheffects.withStroke(linewidth=3, foreground="white", alpha=0.6)
+    ]
+    for label in (*ax.get_xticklabels(), *ax.get_yticklabels()):
+        label.set_path_effects(halo)
+
+
 def style_function_axes(
     ax: Axes,
     domain: tuple[float, float],
@@ -151,8 +184,6 @@ def style_function_axes(
     """Grid, axes through the origin, axis names at their ends, ticks that make values readable."""
     ax.set_xlim(*domain)
     ax.set_ylim(*ylim)
-    ax.grid(True, color="0.85", linewidth=0.6)
-    ax.set_axisbelow(True)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     # Put the axes through the origin when it is in view (it always is for the seeds in this package).
@@ -165,7 +196,10 @@ def style_function_axes(
     else:
         ax.xaxis.set_major_locator(MaxNLocator(nbins=12, integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=10, steps=[1, 2, 2.5, 5, 10]))
+    if domain[0] <= 0 <= domain[1] and ylim[0] <= 0 <= ylim[1]:
+        ax.yaxis.set_major_formatter(_ScalarWithoutZero())  # the x axis's "0" names the origin
     ax.tick_params(labelsize=10)
+    grid_under_curves(ax)
     # Axis names at the positive ends, as in a textbook plot.
     ax.annotate(
         var,

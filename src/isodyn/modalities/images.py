@@ -191,11 +191,14 @@ def render_png(
     smaller than `min_px` (width, height) is drawn again at the resolution that makes it about that big.
     """
     data = _cropped_png(draw, size, dpi)
-    width, height = png_size(data)
-    scale = max(min_px[0] / width, min_px[1] / height)
-    if scale <= 1:
-        return data
-    return _cropped_png(draw, size, math.ceil(dpi * scale * 1.05))  # cropping is not quite linear
+    for _ in range(3):  # cropping is not quite linear in the resolution: a second step may be needed
+        width, height = png_size(data)
+        scale = max(min_px[0] / width, min_px[1] / height)
+        if scale <= 1:
+            break
+        dpi = math.ceil(dpi * scale * 1.05)
+        data = _cropped_png(draw, size, dpi)
+    return data
 
 
 def _cropped_png(draw: Callable[[Axes], None], size: tuple[float, float], dpi: int) -> bytes:

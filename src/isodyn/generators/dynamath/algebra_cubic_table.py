@@ -121,7 +121,8 @@ class CubicTable(SeedProgram):
         asked = int(rng.integers(4)) if 0 not in xs else int(rng.integers(3))
         params = {"coeffs": coeffs, "xs": xs, "ys": ys, "names": names, "asked": asked}
         question = (
-            f"The table gives values of the cubic polynomial ${form_latex(names)}$. What is the value of "
+            # the same words under a picture, a LaTeX array and a Python dict: no "table" here
+            f"The function $f$ is the cubic polynomial ${form_latex(names)}$. What is the value of "
             f"${names[asked]}$?"
         )
         return Draw(

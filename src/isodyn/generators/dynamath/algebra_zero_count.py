@@ -241,7 +241,7 @@ class ZeroCount(SeedProgram):
         if modality is Modality.LATEX:
             latex = function_latex(expr)
             text = (
-                f"Consider the function $y = f(x)$ for $x$ from {lo} to {hi}, where\n\n$$ {latex} "
+                f"Consider the function $y = f(x)$ for ${lo} \\le x \\le {hi}$, where\n\n$$ {latex} "
                 f"$$\n\n{variant.question}"
             )
             return Representation(modality, text, extra={"latex": latex, "expr": expr_latex(expr)})

@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
+from isodyn.modalities.formatting import latex_quantity
 from isodyn.modalities.geometry import View, figure_png, horizontal_circle, label, side_label, unit
 
 _TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29), (9, 12, 15))
@@ -27,11 +28,16 @@ _ASK = {
 def _known_text(p: dict) -> list[str]:
     out = []
     if p["asked"] != "r":
-        out.append(f"base diameter d = {2 * p['r']} cm" if p["diameter"] else f"base radius r = {p['r']} cm")
+        diameter = p["diameter"]
+        out.append(
+            f"base diameter is {latex_quantity(2 * p['r'], 'cm', 'd')}"
+            if diameter
+            else f"base radius is {latex_quantity(p['r'], 'cm', 'r')}"
+        )
     if p["asked"] != "h":
-        out.append(f"height h = {p['h']} cm")
+        out.append(f"height is {latex_quantity(p['h'], 'cm', 'h')}")
     if p["asked"] != "l":
-        out.append(f"slant height l = {p['l']} cm")
+        out.append(f"slant height is {latex_quantity(p['l'], 'cm', 'l')}")
     return out
 
 
@@ -112,7 +118,7 @@ class ConeSlant(SeedProgram):
                 if p["inverted"]
                 else "stands on its circular base"
             )
-            known = " and ".join(_known_text(p))
+            known = " and its ".join(_known_text(p))
             text = (
                 f"A right circular cone {pose}. Its {known}; the height is measured from the apex to the "
                 "centre of "

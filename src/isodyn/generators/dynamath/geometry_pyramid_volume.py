@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
+from isodyn.modalities.formatting import latex_quantity
 from isodyn.modalities.geometry import (
     View,
     bounds_of,
@@ -51,17 +52,20 @@ def base_area(p: dict) -> float:
 
 def describe(p: dict) -> str:
     if p["base"] == "square":
-        base = f"a square base with side {p['a']} cm"
+        base = f"a square base with side {latex_quantity(p['a'], 'cm')}"
     elif p["base"] == "rectangle":
-        base = f"a rectangular base measuring {p['a']} cm by {p['b']} cm"
+        base = (
+            f"a rectangular base measuring {latex_quantity(p['a'], 'cm')} by {latex_quantity(p['b'], 'cm')}"
+        )
     else:
-        base = f"an equilateral triangular base with side {p['a']} cm"
+        base = f"an equilateral triangular base with side {latex_quantity(p['a'], 'cm')}"
     text = f"A right pyramid has {base}; its apex lies directly above the centre of the base."
     if p["given"] == "height":
-        text += f" The height of the pyramid is {p['h']} cm."
+        text += f" The height of the pyramid is {latex_quantity(p['h'], 'cm')}."
     else:
         text += (
-            f" The slant height, from the apex to the midpoint of a base edge, is {p['s']} cm (the height is "
+            " The slant height, from the apex to the midpoint of a base edge, is "
+            f"{latex_quantity(p['s'], 'cm')} (the height is "
             "not given)."
         )
     return text

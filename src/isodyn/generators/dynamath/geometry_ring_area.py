@@ -15,6 +15,7 @@ from matplotlib.patches import Circle
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
+from isodyn.modalities.formatting import latex_quantity
 from isodyn.modalities.geometry import COLORS, FILL_COLORS, arrow, figure_png, fmt, label, side_label
 
 _RING_COLORS = (*(c for c in FILL_COLORS if c != "yellow"), "yellow")
@@ -39,14 +40,12 @@ def _describe(p: dict) -> str:
     radii, colors = p["radii"], p["ring_colors"]
     count = len(radii)
     words = {2: "Two", 3: "Three"}[count]
-    rtext = ", ".join(f"{fmt(r)} cm" for r in radii[:-1]) + f" and {fmt(radii[-1])} cm"
-    parts = [f"{words} concentric circles with common centre O have radii {rtext}."]
-    parts.append(f"The disc inside the circle of radius {fmt(radii[0])} cm is white.")
+    cm = [latex_quantity(fmt(r), "cm") for r in radii]
+    rtext = ", ".join(cm[:-1]) + f" and {cm[-1]}"
+    parts = [f"{words} concentric circles with common centre $O$ have radii {rtext}."]
+    parts.append(f"The disc inside the circle of radius {cm[0]} is white.")
     for i, color in enumerate(colors):
-        parts.append(
-            f"The ring between the circles of radii {fmt(radii[i])} cm and {fmt(radii[i + 1])} cm is "
-            f"coloured {color}."
-        )
+        parts.append(f"The ring between the circles of radii {cm[i]} and {cm[i + 1]} is coloured {color}.")
     return " ".join(parts)
 
 
@@ -131,7 +130,7 @@ class RingArea(SeedProgram):
             return Representation(modality, text, image_png=draw_rings(p))
         if modality is Modality.LATEX:
             radii = p["radii"]
-            eqs = ", ".join(f"$r_{i + 1} = {fmt(r)}\\,\\text{{cm}}$" for i, r in enumerate(radii))
+            eqs = ", ".join(latex_quantity(fmt(r), "cm", f"r_{i + 1}") for i, r in enumerate(radii))
             text = f"{_describe(p)} In symbols: {eqs}.\n\n{variant.question}"
             return Representation(modality, text)
         raise AssertionError(f"unhandled modality {modality}")

@@ -16,7 +16,7 @@ from matplotlib.patches import Wedge
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.formatting import article
+from isodyn.modalities.formatting import article, latex_quantity
 from isodyn.modalities.geometry import COLORS, FILL_COLORS, figure_png, label, side_label
 
 
@@ -122,7 +122,7 @@ class SectorArea(SeedProgram):
             ]
             listing = ", ".join(parts[:-1]) + f" and {parts[-1]}"
             text = (
-                f"A circle with radius $r = {p['radius']}$ cm is divided by radii into "
+                f"A circle with radius {latex_quantity(p['radius'], 'cm', 'r')} is divided by radii into "
                 f"{len(parts)} sectors: {listing}.\n\n{variant.question}"
             )
             return Representation(modality, text)

@@ -129,7 +129,10 @@ class SinusoidPeriod(SeedProgram):
             return Representation(modality, text, image_png=_draw(p))
         if modality is Modality.LATEX:
             latex = function_latex(expr)
-            text = f"Consider the function $y = f(x)$ {window}, where\n\n$$ {latex} $$\n\n{variant.question}"
+            lo_tex, hi_tex = (sp.latex(sp.Rational(v) * sp.pi) for v in (lo, hi))
+            interval = f"${lo_tex} \\le x \\le {hi_tex}$"
+            text = f"Consider the function $y = f(x)$ for {interval}, where\n\n$$ {latex} $$\n\n"
+            text += variant.question
             return Representation(modality, text, extra={"latex": latex})
         if modality is Modality.CODE:
             code = code_text(p)

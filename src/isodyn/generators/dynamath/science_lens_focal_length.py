@@ -18,7 +18,7 @@ from matplotlib.patches import Ellipse, FancyArrowPatch
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.formatting import fmt_exact, fmt_number
+from isodyn.modalities.formatting import fmt_exact, fmt_number, latex_quantity
 from isodyn.modalities.images import render_png
 
 _RAY = "#e6550d"
@@ -126,12 +126,12 @@ def lens_png(params: dict) -> bytes:
 
 def setup_text(params: dict) -> str:
     side, other = ("left", "right") if not params["mirrored"] else ("right", "left")
-    do, di = params["d_o"], params["d_i"]
-    text = f"An object stands {do} cm to the {side} of a thin converging lens, upright on the optical axis. "
+    do, di = latex_quantity(params["d_o"], "cm"), latex_quantity(params["d_i"], "cm")
+    text = f"An object stands {do} to the {side} of a thin converging lens, upright on the optical axis. "
     if params["image"] == "real":
-        text += f"The lens forms a real, inverted image {di} cm to the {other} of the lens."
+        text += f"The lens forms a real, inverted image {di} to the {other} of the lens."
     else:
-        text += f"The lens forms a virtual, upright image {di} cm to the {side} of the lens "
+        text += f"The lens forms a virtual, upright image {di} to the {side} of the lens "
         text += "(on the object's side)."
     return text
 
@@ -174,7 +174,7 @@ class LensFocalLength(SeedProgram):
             )
             return Representation(modality, text, image_png=lens_png(p))
         if modality is Modality.LATEX:
-            latex = setup_text(p).replace(" cm", "\\,\\text{cm}")
+            latex = setup_text(p)
             text = f"{latex}\n\n{variant.question}"
             return Representation(modality, text, extra={"latex": latex})
         raise AssertionError(f"unhandled modality {modality}")

@@ -178,7 +178,7 @@ class TitrationConcentration(SeedProgram):
                 "curve = [\n" + "\n".join(rows) + "\n]\n"
             )
             text = (
-                f"{setup_text(p)} The titration curve is given as a table.\n\n{code_block(code)}\n\n"
+                f"{setup_text(p)} The titration curve is given as a list of points.\n\n{code_block(code)}\n\n"
                 f"{variant.question}"
             )
             return Representation(modality, text, extra={"code": code})

@@ -136,7 +136,7 @@ class ShiftedAbs(SeedProgram):
         if modality is Modality.LATEX:
             latex = function_latex(expr)
             text = (
-                f"Consider the function $y = f(x)$ for $x$ from {lo} to {hi}, where\n\n$$ {latex} $$\n\n"
+                f"Consider the function $y = f(x)$ for ${lo} \\le x \\le {hi}$, where\n\n$$ {latex} $$\n\n"
                 f"{variant.question}"
             )
             return Representation(modality, text, extra={"latex": latex})

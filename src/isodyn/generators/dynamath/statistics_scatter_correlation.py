@@ -19,7 +19,7 @@ from isodyn.modalities.palette import CHART_COLORS
 from isodyn.modalities.stat_charts import scatter_png
 
 CHOICES = ("positive correlation", "negative correlation", "no correlation")
-QUESTION = "What kind of correlation between x and y does the scatter plot show? " + format_choices(CHOICES)
+QUESTION = "What kind of correlation between x and y do the data show? " + format_choices(CHOICES)
 _TRENDS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "linear": lambda u: u,
     "quadratic": lambda u: u**2,

@@ -85,7 +85,8 @@ class StemLeafMean(SeedProgram):
         params: dict[str, Any] = {"title": title, "noun": noun, "unit": unit, "scale": scale}
         params |= {"stems": stems, "leaves": leaves}
         mean = sum(values_of(params), Fraction(0)) / count
-        question = f"What is the mean of the {noun} shown in the stem-and-leaf plot, in {unit}?"
+        # each form says what it is (plot, LaTeX table, Python list); the question names no medium
+        question = f"What is the mean of the {noun}, in {unit}?"
         return Draw(params=params, question=question, answer=fmt_number(mean), solution=solution_text(params))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
