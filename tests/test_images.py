@@ -171,3 +171,20 @@ def test_blank_axes_are_independent() -> None:
     second = blank_axes((3, 3), 40, (0.1, 0.1, 0.8, 0.8))
     assert second is not first and second.figure is not first.figure
     assert not second.lines and second.get_title() == ""
+
+
+def test_function_plot_labels_sit_above_the_curves_and_the_grid_below() -> None:
+    """Axes through the origin put tick labels inside the plot: a curve must pass under them, the grid
+    under the curve, and only one 0 may name the origin (issue 18)."""
+    from isodyn.modalities.functions import style_function_axes
+
+    ax = blank_axes((5, 4), 100, (0.1, 0.1, 0.8, 0.8))
+    style_function_axes(ax, (-5.0, 5.0), (-4.0, 4.0))
+    (curve,) = ax.plot([-5, 5], [-0.3, -0.3], linewidth=2)
+    grid = [line for line in ax.get_lines() if line is not curve]
+    assert grid and max(line.get_zorder() for line in grid) < curve.get_zorder()
+    assert ax.xaxis.get_zorder() > curve.get_zorder() and ax.yaxis.get_zorder() > curve.get_zorder()
+    assert all(label.get_path_effects() for label in ax.get_xticklabels() + ax.get_yticklabels())
+    y_formatter = ax.yaxis.get_major_formatter()
+    y_formatter.set_locs(list(ax.get_yticks()))
+    assert y_formatter(0.0) == "" and y_formatter(2.0) == "2"
