@@ -15,6 +15,8 @@ SLIPS = (
     re.compile(r"(?<![\w$\\{])a (?=[aeio][a-z])(?!one\b)"),  # "a orange" (a one-to-one is right)
     re.compile(r"(?<![\w$\\{])an (?=[bcdfgjklmnpqrstvwxz][a-z])"),  # "an red"
     re.compile(r"\bthere are 1 \w+"),  # "there are 1 connected components"
+    re.compile(r"\b0 parts are\b"),  # "0 parts are purple" (no part is)
+    re.compile(r"\bon the map\b"),  # a story of towns and roads has no map
     re.compile(r"\b(?:shown|given) (?:in|by|on) the (?:picture|image|figure|table)\b"),  # not a picture
 )
 
@@ -50,6 +52,19 @@ OUTSIDE_MATH = (
     re.compile(r"(?<![\w-])-\d"),
     re.compile(r"[π∠≤≥×√]"),
 )
+# "$AB = 5$ cm": the unit belongs inside, upright ($AB = 5\,\text{cm}$)
+UNIT = re.compile(r"\s?(?:mm|cm|km|m|kg|g|s|N|J|V|Hz|mol|mL|°)(?![\w/])")
+
+
+def unit_after_math(text: str) -> re.Match[str] | None:
+    """A unit written just after a math span (spans paired left to right, as LaTeX pairs them)."""
+    for span in MATH.finditer(text):
+        if unit := UNIT.match(text, span.end()):
+            return unit
+    return None
+
+
+
 # Table captions name things ("100 m sprint times", "Fruit sold (40 kg)"): prose, not quantities to read.
 CAPTION_BEFORE_TABLE = re.compile(r"^[^\n]*\n\n\\begin\{tabular\}", re.M)
 
@@ -68,7 +83,10 @@ def test_latex_forms_keep_quantities_in_math_mode(seed_id: str) -> None:
     seed = all_seeds()[seed_id]
     for index in range(VARIANTS):
         variant = seed.variant(index)
-        prose = latex_prose(seed.representation(variant, Modality.LATEX).text, variant.question)
+        text = seed.representation(variant, Modality.LATEX).text.replace(variant.question, "")
+        unit = unit_after_math(text)
+        assert unit is None, f"{seed_id}/{index}: ...{near(text, unit)}..."
+        prose = latex_prose(text, variant.question)
         for rule in OUTSIDE_MATH:
             found = rule.search(prose)
             assert found is None, f"{seed_id}/{index}: ...{near(prose, found)}..."
@@ -79,6 +97,8 @@ def test_latex_prose_check_catches_the_old_wording() -> None:
     assert OUTSIDE_MATH[0].search(latex_prose(old, "What is r?"))
     assert OUTSIDE_MATH[1].search(latex_prose("for $x$ from -5 to 5", ""))
     assert OUTSIDE_MATH[2].search(latex_prose("for x from -π/2 to π/2", ""))
+    assert unit_after_math("Its edges are $AB = 6$ cm, $AD = 4$ cm")
+    assert not unit_after_math("the sets $S$ and $B$; $g = 9.8\\,\\text{m/s}^2$ and $s$ more")
     new = "Its height is $h = 24\\,\\text{cm}$ and its slant height is $l = 25\\,\\text{cm}$."
     assert not any(rule.search(latex_prose(new, "")) for rule in OUTSIDE_MATH)
 

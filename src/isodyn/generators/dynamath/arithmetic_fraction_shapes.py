@@ -53,7 +53,7 @@ def describe(shape: dict, color: str, other: str) -> str:
 
 
 def _count(k: int) -> str:
-    return f"{k} part is" if k == 1 else f"{k} parts are"
+    return {0: "no part is", 1: "1 part is"}.get(k, f"{k} parts are")
 
 
 def _sample_shape(rng: np.random.Generator) -> dict:

@@ -15,6 +15,7 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
+from isodyn.modalities.formatting import latex_quantity
 from isodyn.modalities.geometry import (
     COLORS,
     LINE_COLORS,
@@ -139,9 +140,9 @@ class CuboidAngle(SeedProgram):
             text = (
                 "A rectangular box $ABCDEFGH$ has bottom face $ABCD$ and top face $EFGH$, with $E$, $F$, "
                 "$G$, $H$ "
-                f"directly above $A$, $B$, $C$, $D$. Its edges are $AB = {p['a']}$ cm, $AD = {p['b']}$ cm "
-                "and "
-                f"$AE = {p['c']}$ cm. The {p['colors'][0]} segment joins ${x}$ and ${y}$; the "
+                f"directly above $A$, $B$, $C$, $D$. Its edges are {latex_quantity(p['a'], 'cm', 'AB')}, "
+                f"{latex_quantity(p['b'], 'cm', 'AD')} and {latex_quantity(p['c'], 'cm', 'AE')}. "
+                f"The {p['colors'][0]} segment joins ${x}$ and ${y}$; the "
                 f"{p['colors'][1]} "
                 f"segment joins ${x}$ and ${z}$.\n\n{variant.question}"
             )

@@ -15,6 +15,7 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
+from isodyn.modalities.formatting import latex_quantity
 from isodyn.modalities.geometry import (
     bounds_of,
     clearance,
@@ -122,8 +123,11 @@ def _hourglass(rng: np.random.Generator, asked: str) -> tuple[dict, dict] | None
 
 def _fact_text(p: dict) -> str:
     if p["config"] == "nested":
-        return "In triangle ABC, point D lies on side AB and point E lies on side AC, with DE parallel to BC."
-    return "Segments AC and BD intersect at point O, and AB is parallel to CD."
+        return (
+            "In triangle $ABC$, point $D$ lies on side $AB$ and point $E$ lies on side $AC$, with $DE$ "
+            "parallel to $BC$."
+        )
+    return "Segments $AC$ and $BD$ intersect at point $O$, and $AB$ is parallel to $CD$."
 
 
 def solution_text(p: dict, answer: float) -> str:
@@ -205,7 +209,7 @@ class SimilarTriangles(SeedProgram):
             )
             return Representation(modality, text, image_png=_draw(p))
         if modality is Modality.LATEX:
-            given = ", ".join(f"${k} = {v}$ cm" for k, v in p["given"].items())
+            given = ", ".join(latex_quantity(v, "cm", k) for k, v in p["given"].items())
             text = f"{_fact_text(p)} The known lengths are {given}.\n\n{variant.question}"
             return Representation(modality, text)
         raise AssertionError(f"unhandled modality {modality}")

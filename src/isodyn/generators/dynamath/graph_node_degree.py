@@ -91,7 +91,7 @@ class NodeDegree(SeedProgram):
         if modality is Modality.STORY:
             names = city_names(n)
             story = road_story(n, edges, names)
-            question = f"{names[q]} is marked {p['color']} on the map. How many roads end at {names[q]}?"
+            question = f"How many roads end at {names[q]}?"  # a story has no map to mark a town on
             text = f"{story}\n\n{question}"
             return Representation(modality, text, extra={"story": story, "names": names})
         raise AssertionError(f"unhandled modality {modality}")
