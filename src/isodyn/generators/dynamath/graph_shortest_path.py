@@ -150,7 +150,7 @@ class ShortestPath(SeedProgram):
         }
         labels = node_letters(n)
         question = (
-            f"The number on each edge is its length. What is the shortest path from node {labels[s]} to node "
+            f"The weight of each edge is its length. What is the shortest path from node {labels[s]} to node "
             f"{labels[t]}? List its nodes in order."
         )
         answer = "[" + ", ".join(labels[v] for v in path_to(pred, t)) + "]"
@@ -164,7 +164,8 @@ class ShortestPath(SeedProgram):
                 labels, p["pos"], p["edges"], weights=p["weights"], spots=p["spots"], look=DYNAMATH_LOOK
             )
             text = (
-                f"The image shows an undirected weighted graph with nodes {', '.join(labels)}.\n\n"
+                f"The image shows an undirected weighted graph with nodes {', '.join(labels)}; each edge is "
+                "labelled with its weight.\n\n"
                 f"{variant.question}"
             )
             return Representation(modality, text, image_png=png)
