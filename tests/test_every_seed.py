@@ -7,7 +7,12 @@ group's own tests (test_dynamath_*.py, test_isobench_*.py, test_generators.py).
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
+import numpy as np
 import pytest
+from PIL import Image
 
 from isodyn.core import AnswerType, Modality
 from isodyn.generators import UnsupportedModality, all_seeds
@@ -75,7 +80,7 @@ def test_undeclared_modalities_are_refused(seed_id: str) -> None:
 
 
 @pytest.mark.parametrize("seed_id", SEEDS)
-def test_same_inputs_give_same_variant_and_renderings(seed_id: str) -> None:
+def test_same_inputs_give_same_variant_and_renderings(seed_id: str, tmp_path: Path) -> None:
     seed = SEEDS[seed_id]
     for base_seed, index in REPEATED:
         a, b = seed.variant(index, base_seed), seed.variant(index, base_seed)
@@ -84,4 +89,25 @@ def test_same_inputs_give_same_variant_and_renderings(seed_id: str) -> None:
             continue
         for modality in seed.modalities:
             ra, rb = seed.representation(a, modality), seed.representation(b, modality)
-            assert ra.text == rb.text and ra.image_png == rb.image_png, (modality, a.variant_id)
+            assert ra.text == rb.text, (modality, a.variant_id)
+            if ra.image_png != rb.image_png:
+                pytest.fail(_picture_difference(ra.image_png, rb.image_png, tmp_path / seed_id))
+
+
+def _picture_difference(a: bytes | None, b: bytes | None, folder: Path) -> str:
+    """Both pictures kept on disk, and how they differ: enough to diagnose a rare nondeterminism."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "first.png").write_bytes(a or b"")
+    (folder / "second.png").write_bytes(b or b"")
+    if a is None or b is None:
+        return f"one rendering has no picture ({folder})"
+    pa, pb = (np.asarray(Image.open(io.BytesIO(x)).convert("RGBA")) for x in (a, b))
+    if pa.shape != pb.shape:
+        return f"the same variant drew {pa.shape} and then {pb.shape} pixels ({folder})"
+    rows, cols = np.nonzero((pa != pb).any(axis=2))
+    return (
+        f"the same variant drew {len(rows)} different pixels, rows {rows.min()}-{rows.max()}, "
+        f"columns {cols.min()}-{cols.max()} ({folder})"
+        if len(rows)
+        else f"same pixels, different PNG bytes ({folder})"
+    )
