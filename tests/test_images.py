@@ -180,10 +180,12 @@ def test_function_plot_labels_sit_above_the_curves_and_the_grid_below() -> None:
 
     ax = blank_axes((5, 4), 100, (0.1, 0.1, 0.8, 0.8))
     style_function_axes(ax, (-5.0, 5.0), (-4.0, 4.0))
-    (curve,) = ax.plot([-5, 5], [-0.3, -0.3], linewidth=2)
-    grid = [line for line in ax.get_lines() if line is not curve]
+    (curve,) = ax.plot([-5, 5], [-0.3, -0.3], linewidth=2, zorder=3)  # as high as a seed draws a curve
+    (dot,) = ax.plot([0], [-1], "o", zorder=4)  # an endpoint whose open or filled dot must show
+    grid = [line for line in ax.get_lines() if line not in (curve, dot)]
     assert grid and max(line.get_zorder() for line in grid) < curve.get_zorder()
-    assert ax.xaxis.get_zorder() > curve.get_zorder() and ax.yaxis.get_zorder() > curve.get_zorder()
+    for axis in (ax.xaxis, ax.yaxis):
+        assert curve.get_zorder() < axis.get_zorder() < dot.get_zorder()
     assert all(label.get_path_effects() for label in ax.get_xticklabels() + ax.get_yticklabels())
     y_formatter = ax.yaxis.get_major_formatter()
     y_formatter.set_locs(list(ax.get_yticks()))

@@ -140,6 +140,9 @@ def break_jumps(ys: np.ndarray, ylim: tuple[float, float]) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- drawing
 
 
+LABEL_ZORDER = 3.5
+
+
 class _ScalarWithoutZero(ScalarFormatter):
     """Matplotlib's usual tick labels, with none at 0 (where two axes' zeros would collide)."""
 
@@ -163,7 +166,10 @@ def grid_under_curves(ax: Axes) -> None:
     for y in ax.get_yticks():
         if y_lo <= y <= y_hi:
             ax.axhline(y, color="0.85", linewidth=0.6, zorder=0.5)
-    ax.set_axisbelow(False)  # the axis (spines, ticks, labels) above lines and patches
+    # Ticks and labels above the curves (seeds draw them at zorder 2 to 3) and below the marked
+    # points (4 and up), whose open or filled dots a label must never hide.
+    ax.xaxis.set_zorder(LABEL_ZORDER)
+    ax.yaxis.set_zorder(LABEL_ZORDER)
     # a see-through halo: the label reads clearly, and a curve under it still looks unbroken
     halo: list[patheffects.AbstractPathEffect] = [
         patheffects.withStroke(linewidth=3, foreground="white", alpha=0.6)
