@@ -3,6 +3,8 @@ import os
 import pytest
 from hypothesis import settings
 
+from user_cli import NO_KEYS
+
 # Property tests draw the same examples on every run, so CI cannot pass one day and fail the next on
 # luck. HYPOTHESIS_PROFILE=explore draws fresh ones (run it now and then; fix what it finds).
 settings.register_profile("repeatable", derandomize=True)
@@ -15,13 +17,7 @@ def _isolated(monkeypatch, tmp_path):
     """No test reads a user's cache, and no test can reach a hosted API with a real key."""
     monkeypatch.setenv("ISODYN_CACHE_DIR", str(tmp_path / "default-cache"))
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    for name in (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "GEMINI_API_KEY",
-        "OPENAI_BASE_URL",
-        "OPENAI_API_BASE",
-    ):
+    for name in NO_KEYS:
         monkeypatch.delenv(name, raising=False)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,16 +18,11 @@ from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
 from isodyn.results import SCHEMA_VERSION, CellResult, read_results
 from isodyn.scoring import Tolerance
 from isodyn.testing import OpenAIStub, ScriptedReply
+from user_cli import exp
 
 REFERENCE = Path(__file__).parent / "reference"
 sys.path.insert(0, str(REFERENCE))
 from run_reference import reference, write_release  # noqa: E402
-
-
-def exp(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "isodyn", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 @pytest.fixture(scope="module")

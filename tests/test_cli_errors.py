@@ -1,17 +1,12 @@
 """Bad input: a one-line error naming the problem and the choices, exit code 2, nothing written."""
 
-import os
-import subprocess
-import sys
+from functools import partial
 
 import pytest
 
+import user_cli
 
-def exp(*args: str, cwd) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return subprocess.run(
-        [sys.executable, "-m", "isodyn", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120
-    )
+exp = partial(user_cli.exp, timeout=120)
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,9 @@
-import subprocess
-import sys
+from functools import partial
 
+import user_cli
 from isodyn.strategies import BASES, MODIFIERS
 
-
-def exp(*args: str) -> subprocess.CompletedProcess:
-    env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-m", "isodyn", *args], capture_output=True, text=True, env=env)
+exp = partial(user_cli.exp, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})  # piped, 200 columns
 
 
 def test_list_strategies_names_source_calls_and_modalities() -> None:

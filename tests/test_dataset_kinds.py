@@ -4,16 +4,13 @@ items run as a grid, and an answerer that works the truth out of the question sc
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
+import user_cli
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import prompt_text
-
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE")
 
 PROGRAMS = """
 import os
@@ -72,11 +69,8 @@ def worked_out(request: dict) -> ScriptedReply:
 
 
 def exp(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in KEYS}
-    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    env["ISODYN_CACHE_DIR"] = str(cwd / "cache")
-    return subprocess.run([sys.executable, "-m", "isodyn", *args], capture_output=True, text=True,
-                          timeout=600, env=env, cwd=cwd)  # fmt: skip
+    env = user_cli.user_env(ISODYN_CACHE_DIR=str(cwd / "cache"))
+    return user_cli.exp(*args, cwd=cwd, env=env, timeout=600)
 
 
 def test_dynamath_programs_draw_fresh_variants_that_a_perfect_answerer_gets_right(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.runner import execute, load_rows, open_run_dir, plan_experiment
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import FaultMix, counting, oracle_from_items
+from user_cli import exp
 
 CELL = ("model", "strategy", "modality", "seed_id", "variant", "repeat")
 
@@ -25,12 +26,6 @@ def run(words: list[str]):
     plan = plan_experiment(parse_overrides(words))
     run_dir, done = open_run_dir(plan.config)
     return asyncio.run(execute(plan, run_dir, None, done))
-
-
-def exp(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "isodyn", *args], capture_output=True, text=True, timeout=300, **kw
-    )
 
 
 def answer_a(request: dict) -> ScriptedReply:

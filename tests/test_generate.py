@@ -1,16 +1,10 @@
 """exp generate: a balanced dataset on disk, in the documented format, with a contact sheet."""
 
 import json
-import subprocess
-import sys
 
 from PIL import Image
 
-
-def exp(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "isodyn", *args], capture_output=True, text=True, timeout=300
-    )
+from user_cli import exp
 
 
 def test_generate_balanced_dataset_with_contact_sheet(tmp_path) -> None:

@@ -4,11 +4,8 @@ audit of clear ones, and the report's grader sensitivity."""
 
 import json
 import math
-import os
 import random
 import shutil
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,8 +18,8 @@ from isodyn.generators import all_seeds, get_seed
 from isodyn.scoring import score
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import fill, oracle_from_items, prompt_text, renderings, wrong_answer
+from user_cli import exp
 
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE")
 JUDGE_WORDING = (
     "Below are a math question and a student's reply. Identify the final answer the student commits to."
 )
@@ -31,15 +28,6 @@ JUDGE_WORDING = (
 SEEDS = ("isobench_parity", "dynamath_venn_count", "dynamath_stem_leaf_mean", "isobench_chess_winner")
 ACCURACY = {"latex": 0.7, "code": 0.4, "story": 1.0}
 GRADERS = ("isodyn", "dynamath", "mmmath", "strict-json")
-
-
-def exp(*args: str) -> subprocess.CompletedProcess:
-    """`exp` as a user types it, with no API key in reach (module fixtures run outside conftest's)."""
-    env = {k: v for k, v in os.environ.items() if k not in KEYS}
-    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    return subprocess.run(
-        [sys.executable, "-m", "isodyn", *args], capture_output=True, text=True, timeout=300, env=env
-    )
 
 
 def read_rows(run_dir: Path) -> list[dict]:

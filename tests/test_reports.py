@@ -5,17 +5,12 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-
-def exp(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "isodyn", *args], capture_output=True, text=True, timeout=300
-    )
+from user_cli import exp
 
 
 def synthetic_run(tmp_path: Path, seeds: int = 40, variants: int = 5) -> Path:

@@ -16,21 +16,9 @@ import pytest
 
 from isodyn.results import DAMAGED_FILE, read_results
 from isodyn.testing import OpenAIStub, ScriptedReply
+from user_cli import exp, user_env
 
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE")
 CELL = ("model", "strategy", "modality", "seed_id", "variant", "repeat")
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEYS}
-    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    return env
-
-
-def exp(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "isodyn", *args], capture_output=True, text=True, timeout=300, env=_env()
-    )
 
 
 def answer(request: dict) -> ScriptedReply:
@@ -63,7 +51,7 @@ def test_the_same_command_twice_at_once_runs_once(tmp_path: Path) -> None:
     with OpenAIStub(held) as stub:
         words = run_words(stub, tmp_path, variants=4)
         first = subprocess.Popen([sys.executable, "-m", "isodyn", *words], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, env=_env())  # fmt: skip
+                                 stderr=subprocess.PIPE, text=True, env=user_env())  # fmt: skip
         deadline = time.time() + 60
         while time.time() < deadline and not stub.requests:
             time.sleep(0.05)  # the first process is in its grid, its calls held

@@ -4,26 +4,22 @@ through the real command line against the loopback stub."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import user_cli
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE")
 
 
 def exp(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in KEYS}
-    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    env["XDG_CONFIG_HOME"] = str(cwd / "no-user-config")
-    return subprocess.run([sys.executable, "-m", "isodyn", *args], capture_output=True, text=True,
-                          timeout=600, env=env, cwd=cwd)  # fmt: skip
+    """No user-level isodyn.toml in reach: the tests' model names must come from the study."""
+    env = user_cli.user_env(XDG_CONFIG_HOME=str(cwd / "no-user-config"))
+    return user_cli.exp(*args, cwd=cwd, env=env, timeout=600)
 
 
 def rows_of(out: Path) -> list[dict]:
