@@ -158,14 +158,14 @@ def grid_under_curves(ax: Axes) -> None:
     here as separate lines at the current tick positions, and the axis itself goes above the curves.
     """
     ax.grid(False)
-    x_lo, x_hi = sorted(ax.get_xlim())
-    y_lo, y_hi = sorted(ax.get_ylim())
-    for x in ax.get_xticks():
-        if x_lo <= x <= x_hi:
-            ax.axvline(x, color="0.85", linewidth=0.6, zorder=0.5)
-    for y in ax.get_yticks():
-        if y_lo <= y <= y_hi:
-            ax.axhline(y, color="0.85", linewidth=0.6, zorder=0.5)
+    for ticks, limits, grid_line in (
+        (ax.get_xticks(), ax.get_xlim(), ax.axvline),
+        (ax.get_yticks(), ax.get_ylim(), ax.axhline),
+    ):
+        low, high = sorted(limits)
+        for tick in ticks:
+            if low <= tick <= high:
+                grid_line(tick, color="0.85", linewidth=0.6, zorder=0.5)
     # Ticks and labels above the curves (seeds draw them at zorder 2 to 3) and below the marked
     # points (4 and up), whose open or filled dots a label must never hide.
     ax.xaxis.set_zorder(LABEL_ZORDER)

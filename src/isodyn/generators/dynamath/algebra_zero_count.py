@@ -17,7 +17,7 @@ import sympy as sp
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
 from isodyn.modalities.formatting import fmt_num, sympy_code
-from isodyn.modalities.functions import X, expr_latex, function_latex, plot_expr_png
+from isodyn.modalities.functions import X, domain_latex, expr_latex, function_latex, plot_expr_png
 
 FAMILIES = ("polynomial", "sine", "gaussian", "damped")
 _OMEGAS = ((1, 1), (2, 1), (1, 2), (3, 2), (2, 3))  # omega = p/q (times pi/q' for some variants below)
@@ -241,7 +241,7 @@ class ZeroCount(SeedProgram):
         if modality is Modality.LATEX:
             latex = function_latex(expr)
             text = (
-                f"Consider the function $y = f(x)$ for ${lo} \\le x \\le {hi}$, where\n\n$$ {latex} "
+                f"Consider the function $y = f(x)$ for ${domain_latex((lo, hi))}$, where\n\n$$ {latex} "
                 f"$$\n\n{variant.question}"
             )
             return Representation(modality, text, extra={"latex": latex, "expr": expr_latex(expr)})

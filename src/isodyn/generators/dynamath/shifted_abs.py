@@ -15,7 +15,7 @@ import sympy as sp
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.functions import X, expr_latex, function_latex, plot_function_png
+from isodyn.modalities.functions import X, domain_latex, expr_latex, function_latex, plot_function_png
 
 CHOICES = ("Yes", "No")
 QUESTION = "Is the function differentiable at $x = 0$? " + format_choices(CHOICES)
@@ -136,7 +136,7 @@ class ShiftedAbs(SeedProgram):
         if modality is Modality.LATEX:
             latex = function_latex(expr)
             text = (
-                f"Consider the function $y = f(x)$ for ${lo} \\le x \\le {hi}$, where\n\n$$ {latex} $$\n\n"
+                f"Consider the function $y = f(x)$ for ${domain_latex((lo, hi))}$, where\n\n$$ {latex} $$\n\n"
                 f"{variant.question}"
             )
             return Representation(modality, text, extra={"latex": latex})
