@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from isodyn.core import AnswerType
+from isodyn.scoring.asked import asked_text
 from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
 from isodyn.scoring.focus import CHECK, answer_sentences, restates, said, stated
 from isodyn.scoring.json_answer import json_answer
@@ -531,6 +532,7 @@ def extract_answer(
     text = bounded(reply)
     if not text.strip():
         return Extraction.nothing()
+    question = asked_text(question)
     kind = truth_kind(truth) if answer_type is AnswerType.TEXT else WORD
     if kind == YES_NO:  # a yes/no question with a text answer: read as the two options
         found = extract_answer(text, AnswerType.MULTIPLE_CHOICE, _YES_NO_OPTIONS, question)

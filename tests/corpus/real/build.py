@@ -102,8 +102,18 @@ def _listed(value: object) -> list[str]:
     return [str(v) for v in ast.literal_eval(str(value))]
 
 
+def shown_choices(query: str, listed: list[str]) -> list[str]:
+    """The options in the order the prompt shows them (in 11 items they differ from `choices`)."""
+    block = re.search(r"\nChoices:\n(.*)\Z", query, re.S)
+    if not block:
+        return listed
+    shown = re.findall(r"^\(([A-H])\) (.*)$", block.group(1), re.M)
+    options = [text for _, text in shown]
+    return options if sorted(options) == sorted(listed) else listed
+
+
 def mathvista_question(key: str, row: dict) -> dict:
-    choices = _listed(row.get("choices"))
+    choices = shown_choices(str(row["query"]), _listed(row.get("choices")))
     answer = str(row["answer"])
     precision = row.get("precision")
     if row["question_type"] == "multi_choice":

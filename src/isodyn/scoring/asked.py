@@ -1,0 +1,37 @@
+"""The question a reply answers, read once per question: the benchmark's wrapper around it removed.
+
+Prompts as asked carry more than the question: a hint line on the answer's format ("Hint: Please
+answer the question requiring an integer answer ..."), a `Question:` label, the options listed
+after `Choices:`, and instructions ("put your answer in one \\boxed{}", "Answer the question using
+a single word or phrase."). The reading rules look for the question's subject in the reply; the
+wrapper's words ("answer", "option", "letter", "end") are no subject. Cached: a run grades many
+replies to one question.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_HINT_LINE = re.compile(r"^\s*Hint:.*$", re.I | re.M)
+_LABEL = re.compile(r"^\s*Question:\s*", re.I | re.M)
+_CHOICES = re.compile(r"\n\s*(?:Choices|Options)\s*:?\s*\n.*\Z", re.I | re.S)
+_LISTED_OPTION = re.compile(r"^\s*\(?[A-H]\)\s.*$", re.M)
+_INSTRUCTION = re.compile(
+    r"^\s*(?:Please\s+(?:solve|answer|provide|reason)|Answer\s+the\s+question|Put\s+your|If\s+it\s+is\s+a"
+    r"\s+multiple)[^\n]*$",
+    re.I | re.M,
+)
+_IMAGE_TAG = re.compile(r"<image\d*>")
+
+
+@lru_cache(maxsize=4096)
+def asked_text(question: str) -> str:
+    """The question itself, without hints, labels, listed options or answer-format instructions."""
+    if not question:
+        return question
+    text = _CHOICES.sub("", question)
+    for pattern in (_HINT_LINE, _INSTRUCTION, _LISTED_OPTION, _IMAGE_TAG):
+        text = pattern.sub("", text)
+    text = _LABEL.sub("", text)
+    return re.sub(r"\n{2,}", "\n", text).strip() or question
