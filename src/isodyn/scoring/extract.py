@@ -134,14 +134,16 @@ def empty_final_box(reply: str) -> bool:
 
 
 _ANSWER_MARKER = re.compile(
-    r"(?:\bfinal\s+answer|\b(?:the\s+)?(?:correct\s+|right\s+)?answer|\bmy\s+answer)"
-    r"(?:\s+to\s+(?:the|this|your)\s+question)?(?:\s+is|\s*[:=])[\s:*]*",
+    r"(?:\bfinal\s+answer|\b(?:the\s+)?(?:correct\s+|right\s+|best\s+)?answer|\bmy\s+answer"
+    r"|\b(?:the\s+)?(?:correct|right|best)\s+(?:option|choice)(?:\s+letter)?|\boption\s+letter)"
+    r"(?:\s+to\s+(?:the|this|your)\s+question)?(?:\s+(?:is|would\s+be|should\s+be|will\s+be)|\s*[:=])[\s:*]*"
+    r"|(?:答案|选项|故选|应选|所以选)\s*(?:是|为|应该是|应为)?\s*[:：]?\s*",
     re.IGNORECASE,
 )
 # The answer ends at a line break, a sentence end (a period and a space; `3.5` is one number), or
 # before an explanation ("14, because ...", "6 (check: ...)").
 _ANSWER_END = re.compile(
-    r"\n|\.(?=\s|$)|\s+\((?=(?:check|verif|since|because|note|approx|rounded|i\.e|e\.g))"
+    r"\n|\.(?=\s|$)|[。，；]|正确|\s+\((?=(?:check|verif|since|because|note|approx|rounded|i\.e|e\.g))"
     r"|,?\s+(?:because|since|as|which|due\s+to|given|where)\b|,\s+so\b", re.IGNORECASE,
 )  # fmt: skip
 _HEADING = re.compile(
@@ -151,6 +153,7 @@ _HEADING = re.compile(
 )
 _FINAL_HASHES = re.compile(r"^\s*####\s+(?!\**\s*(?:final\s+)?answer\b)(.{1,60}?)\s*$", re.I)
 MAX_ANSWER_LINES = 6
+_SUPPOSED = re.compile(r"\b(?:if|were|suppose|supposing|assuming|instead)\b", re.I)
 HEADING_BLOCK = "\x00block\x00"  # marks the lines under an answer heading read as one candidate
 
 
@@ -166,7 +169,7 @@ def answer_lines(reply: str) -> list[str]:
     raw_lines = reply.splitlines()
     for i, raw in enumerate(raw_lines):
         lowered = raw.lower()
-        if not any(word in lowered for word in ("answer", "####", "result", "conclusion")):
+        if not any(word in lowered for word in ("answer", "####", "result", "conclusion", "option", "答案", "选")):
             continue  # the only lines that can mark an answer name it
         line = strip_markup(raw)
         if len(raw) <= 80 and (_HEADING.match(raw) or (line and _HEADING.match(line))):
@@ -180,6 +183,8 @@ def answer_lines(reply: str) -> list[str]:
             found.append(gsm.group(1).strip())
             continue
         for marker in _ANSWER_MARKER.finditer(line):
+            if "would" in marker.group() and _SUPPOSED.search(re.split(r"[.!?]\s", line[: marker.start()])[-1]):
+                continue  # "If it were 12, the answer would be 4.8": a supposition, not the answer
             rest = line[marker.end() : marker.end() + MAX_CANDIDATE_CHARS]
             end = _ANSWER_END.search(rest)
             answer = (rest[: end.start()] if end else rest).strip().strip("*").strip().rstrip(".").strip()
