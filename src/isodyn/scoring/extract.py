@@ -240,10 +240,29 @@ _REFUSAL = re.compile(
 )
 
 
+# Declining to answer, as real replies close: "Therefore, the question cannot be answered.", "The text
+# does not provide enough information", "No image was provided." Read in the closing sentences only,
+# where a reply commits; earlier, such words often open reasoning that goes on to an answer.
+_DECLINES = re.compile(
+    r"\b(?:cannot|can't|can\s+not|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
+    r"(?:answer(?:ed)?|provided?|determined?|tell|say|solved?|calculated?|computed?|identif(?:y|ied))\b"
+    r"|\b(?:does|do|did)\s*(?:not|n't)\s+(?:provide|give|include|contain|show|have|specify|mention)\s+"
+    r"(?:\w+\s+){0,3}?(?:information|context|details|data|image|diagram|figure|picture|values?)\b"
+    r"|\b(?:not\s+enough|insufficient|no)\s+(?:information|context|data)\b"
+    r"|\black(?:s|ing)?\s+(?:the\s+)?(?:\w+\s+)?(?:context|information|image|details)\b"
+    r"|\bno\s+(?:image|picture|diagram|figure|graph)\s+(?:is\s+|was\s+|has\s+been\s+)?(?:provided|attached|given|shown|included)"
+    r"|\b(?:can't|cannot|unable\s+to)\s+(?:process|see|view|access)\b",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(r"\bbut\b[^.]*\b(?:is|are|looks|seems|appears?|would be|should be|about)\b")
+
+
 def is_refusal(reply: str) -> bool:
     """The model declares it cannot answer. A hedge ("I can't see it clearly, but it is 4") is not."""
-    hedge = re.search(r"\bbut\b[^.]*\b(?:is|are|looks|seems|appears?|would be|should be|about)\b", reply)
-    return _REFUSAL.search(reply) is not None and hedge is None
+    if _HEDGE.search(reply):
+        return False
+    closing = " ".join(sentences(reply)[-2:])
+    return _REFUSAL.search(reply) is not None or _DECLINES.search(closing) is not None
 
 
 # ---- reading a candidate as the answer type ---------------------------------------------------------

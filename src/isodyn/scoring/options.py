@@ -235,7 +235,7 @@ _INCIDENTAL = re.compile(
     # a definition: "an odd function passes through the origin"
     r"^\W*(?:an?|any|every)\s+(?:\w+\s+)?(?:function|graph|shape|curve|number|triangle|polygon)s?\b"
     r"|\b(?:unlike|in\s+contrast|by\s+contrast|contrary|as\s+opposed|rather\s+than|instead\s+of|whereas"
-    r"|would|were|if|suppose|assuming|for\s+example|e\.g|such\s+as|recall|definition|defined|means\s+that"
+    r"|if|suppose|assuming|for\s+example|e\.g|such\s+as|recall|definition|defined|means\s+that"
     r"|is\s+called|are\s+called|whether|either\s+\w+\s+or|otherwise|compared\s+(?:to|with)|check\s+if"
     r"|to\s+determine|to\s+decide|we\s+need|let's|let\s+us|could\s+be|might\s+be|may\s+be)\b",
     re.I,
