@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from isodyn.core import AnswerType
 from isodyn.scoring.asked import asked_text
 from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
-from isodyn.scoring.focus import CHECK, answer_sentences, restates, said, stated
+from isodyn.scoring.focus import CHECK, STRONG_CONCLUSION, answer_sentences, restates, said, stated
 from isodyn.scoring.json_answer import json_answer
 from isodyn.scoring.options import (
     LETTERS,
@@ -410,6 +410,8 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     short = bare_line(whole[0]) if len(whole) == 1 and yes_no_letters(choices) else len(whole) == 1
     if short and len(whole[0]) <= 60 and (letter := choice_letter(whole[0], choices)) is not None:
         return (whole[0] if bare_line(whole[0]) else letter), CLEAR
+    if yes_no_letters(choices) is not None and (letter := _yes_no_commitment(reply, choices, question)):
+        return letter, CLEAR
     ruled_out: set[str] = set()
     for sentence in reversed(said(reply, question)):
         reading = _reading(clip(sentence), choices, question)
@@ -427,6 +429,17 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
 
 _NEGATED_WORD = re.compile(r"\b(?:not|no|never|isn't|aren't|nor)\s+\w", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|isn't|aren't|can't|cannot)\b", re.I)
+
+
+def _yes_no_commitment(reply: str, choices: tuple[str, ...], question: str) -> str | None:
+    """Yes or no as a reply commits to it: a concluding sentence ("So it's False.") that reads as
+    one; else an opening "No, ..." (the sentences after it are its evidence: "There are four ...");
+    else the clause of the whole reply saying most about the property asked."""
+    found = said(reply, question)
+    for sentence in reversed(found):
+        if STRONG_CONCLUSION.search(sentence) and (letter := _reading(clip(sentence), choices, question).letter):
+            return letter
+    return read_yes_no(" ".join(found), choices, question).letter
 
 
 def _numeric_option(reply: str, choices: tuple[str, ...]) -> tuple[str | None, str]:
