@@ -35,3 +35,42 @@ def asked_text(question: str) -> str:
         text = pattern.sub("", text)
     text = _LABEL.sub("", text)
     return re.sub(r"\n{2,}", "\n", text).strip() or question
+
+
+_GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=4096)
+def question_numbers(question: str) -> frozenset[float]:
+    """The numbers the question itself gives ("less than 5 units", "larger than 10B"): in a reply's
+    sentence beside another value, they are the condition restated, not the answer."""
+    return frozenset(float(m.group()) for m in _GIVEN_NUMBER.finditer(asked_text(question)))
+
+
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+# "one" is a pronoun as often as a number ("the one on the left"): only after a word that counts
+_SPELLED = re.compile(
+    r"\b(?:(?<=only )|(?<=exactly )|(?<=just )|(?<=are )|(?<=is ))one\b"
+    r"|\b(?:zero|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+    r"|sixteen|seventeen|eighteen|nineteen|twenty)\b(?![-\w])",
+    re.I,
+)
+
+
+def spelled_out(sentence: str, question: str) -> str:
+    """For a question that asks to count, small numbers written as words as digits: "There are three
+    groups" states 3 (elsewhere "takes two arguments" states nothing)."""
+    if not asks_count(question):
+        return sentence
+    return _SPELLED.sub(lambda m: _NUMBER_WORDS[m.group().lower()], sentence)
+
+
+@lru_cache(maxsize=4096)
+def asks_count(question: str) -> bool:
+    return re.search(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b", asked_text(question), re.I) is not None

@@ -622,7 +622,15 @@ def is_correct(
         expected = parse_number(truth, percent_question)
         if expected is None:
             raise ValueError(f"truth {truth!r} is not a number")
-        if answer_type is AnswerType.INT:
-            return abs(value - expected) < 1e-9
-        return tolerance.close(value, expected)
+
+        def matches(value: float) -> bool:
+            if answer_type is AnswerType.INT:
+                return abs(value - expected) < 1e-9
+            return tolerance.close(value, expected)
+
+        if matches(value):
+            return True
+        # "7%" against a truth written 7: the truth counts percentage points (charts, surveys)
+        points = not percent_question and "%" not in truth and re.search(r"%\s*$", candidate)
+        return bool(points) and (in_points := parse_number(candidate, True)) is not None and matches(in_points)
     return text_equivalent(candidate, truth, tolerance)

@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from isodyn.core import AnswerType
-from isodyn.scoring.asked import asked_text
+from isodyn.scoring.asked import asked_text, question_numbers, spelled_out
 from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
 from isodyn.scoring.focus import CHECK, STRONG_CONCLUSION, answer_sentences, restates, said, stated
 from isodyn.scoring.json_answer import json_answer
@@ -285,7 +285,7 @@ _LATEX_WORDS = re.compile(r"\\(?:text|mathrm|textrm|mathbf|textbf)\s*\{([^{}]*)\
 
 
 def read_number(
-    candidate: str, percent_question: bool = False, first: bool = False
+    candidate: str, percent_question: bool = False, first: bool = False, given: frozenset[float] = frozenset()
 ) -> tuple[str | None, str]:
     """The value a numeric candidate states: all of it when short (`12.5 cm`, `\\frac{3}{4}`), else the
     value after its last "is" / "=" (`the flow from s to t is 6`), else one of its values: the first
@@ -308,10 +308,13 @@ def read_number(
         end = _VALUE_END.search(tail)
         value = (tail[: end.start()] if end else tail).strip().rstrip(".").strip()
         if value and NUMBER.search(value) and (parsed := parse_number(value, percent_question)) is not None:
-            return _bare(value, parsed, percent_question), CLEAR
+            if parsed not in given:
+                return _bare(value, parsed, percent_question), CLEAR
     readable = [v for v in values if parse_number(v, percent_question) is not None]
     if not readable:
         return None, NONE_FOUND
+    # "There are 2 items sold less than 5 units": a value the question gives is its condition
+    readable = [v for v in readable if parse_number(v, percent_question) not in given] or readable
     return (readable[0] if first else readable[-1]), CLEAR
 
 
@@ -661,9 +664,10 @@ def _stated_value(
     statements = stated(text, question)
     final = statements[-1] if statements else None
     ambiguous = None
+    given = question_numbers(question)
     for sentence in ranked:
         if numeric:
-            answer, ambiguity = read_number(sentence, percent_question)
+            answer, ambiguity = read_number(spelled_out(sentence, question), percent_question, given=given)
         else:
             answer, ambiguity = read_text(sentence, kind)
         method = ("last_number" if numeric else "last_sentence") if sentence == final else "statement"
