@@ -92,3 +92,56 @@ def load_labels(name: str = "labels.tsv") -> dict[str, Label]:
 def test_split() -> frozenset[str]:
     path = HERE / "test_split.txt"
     return frozenset(line.strip() for line in path.read_text().splitlines() if line.strip())
+
+
+# ---- grading the corpus (shared by the tests, survey.py and settle.py) ----------------------------
+
+
+@dataclass(frozen=True)
+class Graded:
+    id: str
+    correct: bool
+    found: bool  # an answer was read (reason ok)
+    extracted: str | None
+    method: str
+
+
+def grade_row(row: RealReply) -> Graded:
+    from isodyn.scoring import Tolerance, score
+
+    asked = row.asked
+    tolerance = Tolerance(absolute=asked.tolerance) if asked.tolerance else Tolerance()
+    found = score(row.reply, asked.truth, asked.answer_type, asked.choices, tolerance, question=asked.question)
+    return Graded(row.id, found.correct, found.reason == "ok", found.extracted, found.method)
+
+
+def _grade_share(share: tuple[int, int]) -> list[Graded]:
+    part, parts = share
+    return [grade_row(row) for row in load_real()[part::parts]]
+
+
+@cache
+def grade_all(workers: int = 2) -> dict[str, Graded]:
+    """Every reply graded by the rules as they stand, over `workers` processes."""
+    if workers <= 1:
+        return {g.id: g for g in _grade_share((0, 1))}
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers) as pool:
+        shares = pool.map(_grade_share, [(k, workers) for k in range(workers)])
+        return {g.id: g for share in shares for g in share}
+
+
+def expected_correct(row: RealReply, labels: dict[str, Label]) -> bool:
+    """The verdict a row should get: read by hand where it was, else the benchmark's."""
+    label = labels.get(row.id)
+    return label.verdict == "correct" if label is not None else row.bench_correct
+
+
+def read_ids(name: str) -> dict[str, str]:
+    """A ledger: id, then an optional reason after a tab; `#` lines are comments."""
+    path = HERE / name
+    if not path.is_file():
+        return {}
+    rows = [line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines()]
+    return {r[0]: (r[1] if len(r) > 1 else "") for r in rows if r[0] and not r[0].startswith("#")}
