@@ -67,6 +67,7 @@ def _unwrap(text: str) -> str:
 @lru_cache(maxsize=8192)  # options and short answers recur in every cell of a run
 def _normalize_text(text: str) -> str:
     text = _unwrap(text).replace("$", "").replace("**", "")
+    text = re.sub(r"\s*([:=,+])\s*", r"\1 ", text)  # `\sqrt{2} : 1` is `\sqrt{2}: 1`
     return re.sub(r"\s+", " ", text.strip().strip(".").strip()).casefold()
 
 

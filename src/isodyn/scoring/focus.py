@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from isodyn.scoring.asked import asks_count, question_numbers, spelled_out
 from itertools import pairwise
 
 from isodyn.scoring.options import tokens
@@ -91,7 +93,13 @@ def restates(sentence: str, question: str) -> bool:
     if len(pairs) < 4:
         return False
     known = _question_pairs(question)
-    return sum(pair in known for pair in pairs) >= 0.8 * len(pairs)
+    if sum(pair in known for pair in pairs) < 0.8 * len(pairs):
+        return False
+    if not asks_count(question):
+        return True
+    # "After subtracting all small spheres, there are two objects left": the echo carries the count
+    given = question_numbers(question)
+    return not any(float(n) not in given for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", spelled_out(sentence, question)))
 
 
 @lru_cache(maxsize=2048)

@@ -102,19 +102,19 @@ def _listed(value: object) -> list[str]:
     return [str(v) for v in ast.literal_eval(str(value))]
 
 
-def shown_choices(query: str, listed: list[str]) -> list[str]:
-    """The options in the order the prompt shows them (in 11 items they differ from `choices`)."""
+def shown_choices(query: str, listed: list[str], answer: str) -> list[str]:
+    """The options as the prompt shows them: in 11 items their order, in one their values, differ
+    from the `choices` field; the model saw the prompt."""
     block = re.search(r"\nChoices:\n(.*)\Z", query, re.S)
     if not block:
         return listed
-    shown = re.findall(r"^\(([A-H])\) (.*)$", block.group(1), re.M)
-    options = [text for _, text in shown]
-    return options if sorted(options) == sorted(listed) else listed
+    options = [text for _, text in re.findall(r"^\(([A-H])\) (.*)$", block.group(1), re.M)]
+    return options if answer in options else listed
 
 
 def mathvista_question(key: str, row: dict) -> dict:
-    choices = shown_choices(str(row["query"]), _listed(row.get("choices")))
     answer = str(row["answer"])
+    choices = shown_choices(str(row["query"]), _listed(row.get("choices")), answer)
     precision = row.get("precision")
     if row["question_type"] == "multi_choice":
         answer_type, truth = "multiple_choice", "ABCDEFGH"[choices.index(answer)]
