@@ -78,12 +78,14 @@ _LETTER = re.compile(
     r"^\s*(?P<keyword>(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is)?\s*[:\-]?\s*)?"
     r"(?:(?P<open>[\(\[])(?P<bracketed>[A-Ja-j])[\)\]]|(?P<bare>[A-Ja-j])(?=$|[\s.:,)\]]))"
 )
+_LETTER_LIST = re.compile(r"^\W*[A-Ja-j]\W*(?:(?:,|\band\b|\bor\b)\s*(?:and\s+)?\(?[A-Ja-j]\)?\W*)+$")
 _BARE_LETTER = re.compile(r"^\W*\(?([A-Ja-j])\)?\W*$")  # the whole candidate is one letter: `**B**.`
 # Explicit letter mentions inside prose: `(B)`, `**B**`, `option B`, `is B.` / `choose B`.
 _LETTER_MENTION = re.compile(
     r"\(([A-J])\)|\[([A-J])\]"
     r"|\*\*\s*\(?([A-J])\)?\s*\*\*"
     r"|\b(?i:option|choice)\s*\(?([A-Ja-j])\)?(?![\w'])"
+    r"|\b(?i:letter)\s*[(\"']?([A-J])[)\"']?(?=\s*(?:[.,;:!]|$))"
     r"|\b(?:is|be|choose|pick|select|go\s+with|so|thus|hence)\s+\(?([A-J])\)?(?=\s*(?:[.,;:!]|$))"
 )
 _NEGATED = re.compile(r"(?:\b(?:not|nor|neither|never)|n't)\s+(?:(?:a|an|the|necessarily|really)\s+)?$")
@@ -92,7 +94,11 @@ _NEGATED = re.compile(r"(?:\b(?:not|nor|neither|never)|n't)\s+(?:(?:a|an|the|nec
 @lru_cache(maxsize=4096)
 def _option_pattern(option: str) -> re.Pattern[str]:
     # Boundaries that also work for numbers and LaTeX: `5` is not in `15`, `-5` or `5.2`.
-    return re.compile(rf"(?<![\w.\\-]){re.escape(_normalize_text(option))}(?![\w]|\.\d)")
+    # ... and a piece of a larger expression is no option: `4` in `4\pi` or `\frac{4}{\pi}`
+    return re.compile(rf"(?<![\w.\\{{}}^-]){re.escape(_normalize_text(option))}(?![\w{{}}^\\]|\.\d)")
+
+
+_OPERATORS = "+-*/^×·"
 
 
 def options_named(text: str, choices: tuple[str, ...]) -> set[str]:
@@ -100,9 +106,13 @@ def options_named(text: str, choices: tuple[str, ...]) -> set[str]:
     normalized = _normalize_text(text)
     named = set()
     for letter, option in zip(_LETTERS, choices, strict=False):
-        if not _normalize_text(option):
-            continue
+        text = _normalize_text(option)
+        if not text or (len(text) == 1 and text.isalpha()):
+            continue  # options shown only in a picture are listed as their letters: `A` is no text
         for match in _option_pattern(option).finditer(normalized):
+            before, after = normalized[: match.start()].rstrip()[-1:], normalized[match.end() :].lstrip()[:1]
+            if (before and before in _OPERATORS) or (after and after in _OPERATORS + "="):
+                continue  # `7 + 9 + 12 = 28`: terms of a sum name no option
             if not _NEGATED.search(normalized[: match.start()]):
                 named.add(letter)
                 break
@@ -140,6 +150,8 @@ def choice_letter(candidate: str, choices: tuple[str, ...]) -> str | None:
         if normalized == _normalize_text(option):
             return letters[i]
     plain = _unwrap(candidate)
+    if _LETTER_LIST.match(plain):
+        return None  # "A, b, c": several options
     if match := _BARE_LETTER.match(plain):
         letter = match.group(1).upper()
         return letter if letter in letters else None

@@ -143,7 +143,7 @@ _ANSWER_MARKER = re.compile(
 # The answer ends at a line break, a sentence end (a period and a space; `3.5` is one number), or
 # before an explanation ("14, because ...", "6 (check: ...)").
 _ANSWER_END = re.compile(
-    r"\n|\.(?=\s|$)|[。，；]|正确|\s+\((?=(?:check|verif|since|because|note|approx|rounded|i\.e|e\.g))"
+    r"\n|\.(?=[\"'”’]?(?:\s|$))|[。，；]|正确|\s+\((?=(?:check|verif|since|because|note|approx|rounded|i\.e|e\.g))"
     r"|,?\s+(?:because|since|as|which|due\s+to|given|where)\b|,\s+so\b", re.IGNORECASE,
 )  # fmt: skip
 _HEADING = re.compile(
@@ -349,6 +349,8 @@ _LEADING_LETTER = re.compile(r"^\W*[(\[]?([A-J])[)\]]?(?:[.):\]]|\s|$)")
 
 _LETTER_ALTERNATIVES = re.compile(
     r"(?:^|[\s(*\[])[(\[]?[A-J][)\]]?\s*(?:or|/|and/or)\s*[(\[]?[A-J][)\]]?(?=$|[\s.,;:!?)\]*])"
+    # a candidate that is nothing but a list of letters: "A, b, c", "(A), (B), and (C)", "A and D"
+    r"|^\W*[(\[]?[A-J][)\]]?(?:\s*(?:,|\band\b|\bor\b)\s*(?:and\s+)?[(\[]?[A-Ja-j][)\]]?)+[\s.!*]*$"
 )
 
 

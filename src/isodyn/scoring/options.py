@@ -313,6 +313,10 @@ def _negated(words: tuple[str, ...], at: int, end: int | None = None, own: tuple
 _PARENTHETICAL = re.compile(r"\([^()]*\)")
 
 
+def _letter_only(option: str) -> bool:
+    return re.fullmatch(r"\s*\(?[A-Za-z]\)?\s*", option) is not None
+
+
 def _numeric(option: str) -> bool:
     return re.fullmatch(r"\s*[-+−]?\d+(?:[.,/]\d+)?\s*%?\s*", option) is not None
 
@@ -323,7 +327,9 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
     if _INCIDENTAL.search(clause):
         return OptionReading()
     words = tokens(clause)
-    signatures = [() if _numeric(option) else option_signature(option) for option in choices]
+    # a numeric option is no name in prose; an option listed as its own letter (the options are in a
+    # picture) is named only by that letter, never by the article "a"
+    signatures = [() if _numeric(option) or _letter_only(option) else option_signature(option) for option in choices]
     chosen: set[str] = set()
     ruled_out: set[str] = set()
     found: dict[str, tuple[int, int]] = {}
