@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from isodyn.core import AnswerType
 from isodyn.scoring.asked import asked_text, question_numbers, spelled_out
-from isodyn.scoring.compare import choice_letter, letters_mentioned, parse_number
+from isodyn.scoring.compare import choice_letter, letters_mentioned, options_named, parse_number
 from isodyn.scoring.focus import CHECK, STRONG_CONCLUSION, answer_sentences, restates, said, stated
 from isodyn.scoring.json_answer import json_answer
 from isodyn.scoring.options import (
@@ -51,7 +51,10 @@ SEVERAL_OPTIONS = "ambiguous: several options"
 SEVERAL_VALUES = "ambiguous: several values"
 NONE_FOUND = "none found"
 UNREADABLE = "unreadable"  # an answer was marked but cannot be read as the answer type, or declines
-AMBIGUITIES = (CLEAR, SEVERAL_OPTIONS, SEVERAL_VALUES, NONE_FOUND, UNREADABLE)
+# a multiple-choice reply committed to an answer that is none of the options ("(E) 90°" with four
+# options; "AC is 14 cm. The correct option is not provided."): an answer, and a wrong one
+NOT_AN_OPTION = "not an option"
+AMBIGUITIES = (CLEAR, SEVERAL_OPTIONS, SEVERAL_VALUES, NONE_FOUND, UNREADABLE, NOT_AN_OPTION)
 
 
 @dataclass(frozen=True)
@@ -367,6 +370,9 @@ def read_choice(candidate: str, choices: tuple[str, ...], question: str = "") ->
     beside = _reading(candidate[letter.end() :], choices, question).chosen if letter else frozenset()
     if letter and letter.group(1) in LETTERS[: len(choices)] and beside - {letter.group(1)}:
         return None, SEVERAL_OPTIONS  # `B. even` when B is "odd": a contradiction, not an answer
+    if reading.letter == "?":  # "(E) 90°" when there are four options; "[D] Neither A nor B" names options
+        rest = _reading(candidate[letter.end() :], choices, question) if letter else reading
+        return (candidate.strip(), NOT_AN_OPTION) if not rest.said_anything else (None, SEVERAL_OPTIONS)
     if reading.letter is not None:
         return reading.letter, CLEAR
     if len(reading.chosen) > 1:
@@ -422,7 +428,11 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
         reading = _reading(clip(sentence), choices, question)
         chosen = reading.chosen - ruled_out
         if len(chosen) == 1:
-            return next(iter(chosen)), CLEAR
+            letter = next(iter(chosen))
+            if letter == "?":  # a letter beyond the options: an answer outside them, or a contradiction
+                answer, ambiguity = read_choice(sentence, choices, question)
+                return (answer, ambiguity) if ambiguity == NOT_AN_OPTION else (None, SEVERAL_OPTIONS)
+            return letter, CLEAR
         if len(chosen) > 1:
             return None, SEVERAL_OPTIONS
         ruled_out |= reading.ruled_out
@@ -459,7 +469,8 @@ def _numeric_option(reply: str, choices: tuple[str, ...]) -> tuple[str | None, s
         if _NEGATION.search(sentence):
             return None, NONE_FOUND  # "It's definitely not 15° or 60°."
         letter = choice_letter(value, choices)
-        return (letter, CLEAR) if letter is not None else (None, NONE_FOUND)
+        # a value no option holds is still the reply's answer: "AC is 14 cm. No option fits."
+        return (letter, CLEAR) if letter is not None else (value, NOT_AN_OPTION)
     return None, NONE_FOUND
 
 
@@ -584,7 +595,7 @@ def extract_answer(
     if kind == NUMBER_KIND:
         answer_type = AnswerType.FLOAT
     text = without_code(text)  # a program is no statement of an answer (JSON blocks stay)
-    unreadable = None
+    unreadable = off_option = None
     for method, candidate in _explicit(text):
         if candidate.startswith(HEADING_BLOCK):
             if answer_type is not AnswerType.TEXT or kind == WORD:
@@ -593,8 +604,14 @@ def extract_answer(
         answer, ambiguity = read_candidate(candidate, answer_type, choices, question, percent_question, kind)
         if answer is not None or ambiguity not in (NONE_FOUND, UNREADABLE):
             return Extraction(answer, method, ambiguity)
+        if answer_type is AnswerType.MULTIPLE_CHOICE and ambiguity == NONE_FOUND and _off_option(candidate, choices):
+            # a marked value no option holds: the answer unless a later mark names an option
+            off_option = off_option or Extraction(clip(candidate), method, NOT_AN_OPTION)
+            continue
         if ambiguity == UNREADABLE or method != "answer_line" or _could_be_answer(candidate, answer_type):
             unreadable = unreadable or Extraction(clip(candidate), method, UNREADABLE)
+    if off_option is not None:
+        return off_option
     if unreadable is not None:
         return unreadable  # the reply marked an answer that is not one ("unknown"): nothing is guessed
     if not text.strip() or is_refusal(text) or empty_final_box(text):
@@ -626,6 +643,15 @@ def _guessed(
         answer, ambiguity = _statement_choice(text, choices, question)
         return Extraction(answer, "choice" if answer or ambiguity != NONE_FOUND else "none", ambiguity)
     return _stated_value(text, answer_type, question, percent, kind)
+
+
+def _off_option(candidate: str, choices: tuple[str, ...]) -> bool:
+    """A marked answer that is a value (`14 cm`, `\\frac{4}{3}`, `x = 2`) naming no option at all."""
+    if len(candidate.split()) > 6 or read_number(candidate, first=True)[0] is None:
+        return False
+    named = _LEADING_LETTER.match(strip_markup(candidate)) or letters_mentioned(candidate, choices)
+    return not named and not options_named(candidate, choices)
+
 
 
 def looping(reply: str) -> bool:

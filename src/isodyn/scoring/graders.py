@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from isodyn.core import AnswerType
 from isodyn.registry import Registry
 from isodyn.scoring.compare import Tolerance, is_correct
-from isodyn.scoring.extract import CLEAR, NONE_FOUND, UNREADABLE, Extraction, extract_answer, last_boxed
+from isodyn.scoring.extract import CLEAR, NONE_FOUND, NOT_AN_OPTION, UNREADABLE, Extraction, extract_answer, last_boxed
 from isodyn.scoring.json_answer import strict_json_answer
 from isodyn.scoring.text import bounded
 
@@ -76,6 +76,8 @@ def _compared(extraction: Extraction, question: Question, name: str) -> Score:
     """An extraction compared with the truth by isodyn's rules for the answer type."""
     if extraction.answer is None:
         return Score(False, None, "extraction_failed", extraction.method, extraction.ambiguity, name)
+    if extraction.ambiguity == NOT_AN_OPTION:  # a committed answer outside the options: wrong
+        return Score(False, extraction.answer, "ok", extraction.method, NOT_AN_OPTION, name)
     if extraction.ambiguity == UNREADABLE:
         return Score(False, extraction.answer, "extraction_failed", extraction.method, UNREADABLE, name)
     verdict = is_correct(
