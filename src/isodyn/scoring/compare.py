@@ -85,6 +85,7 @@ _LETTER_MENTION = re.compile(
     r"\(([A-J])\)|\[([A-J])\]"
     r"|\*\*\s*\(?([A-J])\)?\s*\*\*"
     r"|\b(?i:option|choice)\s*\(?([A-Ja-j])\)?(?![\w'])"
+    r"|^\W*\(?([A-J])\)?\s+is\s+the\s+(?:correct\s+|right\s+|best\s+)?(?:answer|option|choice)\b"
     r"|\b(?i:letter)\s*[(\"']?([A-J])[)\"']?(?=\s*(?:[.,;:!]|$))"
     r"|\b(?:is|be|choose|pick|select|go\s+with|so|thus|hence)\s+\(?([A-J])\)?(?=\s*(?:[.,;:!]|$))"
 )

@@ -336,17 +336,31 @@ def _bare(value: str, parsed: float, percent_question: bool) -> str:
     return value
 
 
+_NOUN_LETTER = re.compile(
+    r"\b(?i:image|figure|picture|shape|graph|arc|point|box|card|piece|net|pattern)\s*\$?\(?([A-J])\)?\$?(?![\w'])"
+)
+
+
+def _letter_options(choices: tuple[str, ...]) -> bool:
+    """The options are only their letters (the options themselves are in the picture)."""
+    return bool(choices) and all(re.fullmatch(r"\s*\(?[A-J]\)?\s*", c) for c in choices)
+
+
 def _letter_reading(text: str, choices: tuple[str, ...]) -> OptionReading:
     """Explicit letters in prose (`(B)`, `option B`), a letter after a negation ruled out."""
     chosen: set[str] = set()
     ruled_out: set[str] = set()
-    for letter in letters_mentioned(text, choices):
+    found = letters_mentioned(text, choices)
+    if _letter_options(choices):  # "Image B", "Arc D", "the cat ends up at point $D$"
+        found += [m.group(1) for m in _NOUN_LETTER.finditer(text) if m.group(1) in LETTERS[: len(choices)]]
+    for letter in found:
         before = text[: text.find(letter)].lower()
         negated = re.search(r"\b(?:not|isn't|never|no)\s*(?:option\s*|choice\s*)?\(?$", before.strip()[-20:])
         (ruled_out if negated else chosen).add(letter)
     return OptionReading(frozenset(chosen - ruled_out), frozenset(ruled_out))
 
 
+_LETTER_BEYOND = re.compile(r"^\W*[(\[]?([B-HJ])[)\]]?(?=[.,:;)\]]|\s*$)")
 _LEADING_LETTER = re.compile(r"^\W*[(\[]?([A-J])[)\]]?(?:[.):\]]|\s|$)")
 
 
@@ -365,6 +379,11 @@ def read_choice(candidate: str, choices: tuple[str, ...], question: str = "") ->
         return None, SEVERAL_OPTIONS  # "(A) or (C)", "B or D"
     if choice_letter(candidate, choices) is not None:
         return candidate.strip(), CLEAR
+    beyond = _LETTER_BEYOND.match(strip_markup(candidate))
+    if beyond and beyond.group(1) not in LETTERS[: len(choices)]:
+        rest = _reading(candidate[beyond.end() :], choices, question)
+        if not rest.said_anything:  # "D" or "D, Dark Seafoam" when the options are yes and no
+            return candidate.strip(), NOT_AN_OPTION
     reading = _reading(candidate, choices, question)
     letter = _LEADING_LETTER.match(strip_markup(candidate))
     beside = _reading(candidate[letter.end() :], choices, question).chosen if letter else frozenset()
@@ -419,8 +438,12 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     # the whole reply names the option: `**B**`, `odd`, `f is odd, not even.` (yes and no, which prose
     # uses for other things, only as the whole reply)
     short = bare_line(whole[0]) if len(whole) == 1 and yes_no_letters(choices) else len(whole) == 1
-    if short and len(whole[0]) <= 60 and (letter := choice_letter(whole[0], choices)) is not None:
+    # "(B) Does Linda's snowboard slide ... wax?": a lone line opening with a letter, of any length
+    lettered = len(whole) == 1 and re.match(r"^\W*[(\[][A-J][)\]]", whole[0]) is not None
+    if short and (len(whole[0]) <= 60 or lettered) and (letter := choice_letter(whole[0], choices)) is not None:
         return (whole[0] if bare_line(whole[0]) else letter), CLEAR
+    if short and _letter_options(choices) and bare_line(whole[0]) and not letters_mentioned(whole[0], choices):
+        return whole[0].strip(), NOT_AN_OPTION  # "Square" when the options are letters of a picture
     if yes_no_letters(choices) is not None and (letter := _yes_no_commitment(reply, choices, question)):
         return letter, CLEAR
     ruled_out: set[str] = set()
@@ -569,6 +592,8 @@ def _explicit(reply: str) -> list[tuple[str, str]]:
 
 
 _YES_NO_OPTIONS = ("Yes", "No")
+# a model's end-of-text token left in its reply ("1.</s>")
+_SPECIAL_TOKENS = re.compile(r"</s>|<\|(?:endoftext|im_end|eot_id|end)\|>|<eos>|<end_of_turn>")
 
 
 def extract_answer(
@@ -582,7 +607,7 @@ def extract_answer(
     """Run the cascade (module docstring) on any input: a non-string or empty reply finds nothing.
     `truth` is read only for its shape (a clock time, a pair, yes/no), which says what a text answer
     looks like; its value never steers the extraction."""
-    text = bounded(reply)
+    text = _SPECIAL_TOKENS.sub("", bounded(reply))
     if not text.strip():
         return Extraction.nothing()
     question = asked_text(question)
@@ -602,6 +627,9 @@ def extract_answer(
                 continue  # a list under a heading is read whole only for a shaped text answer
             candidate = candidate[len(HEADING_BLOCK) :]
         answer, ambiguity = read_candidate(candidate, answer_type, choices, question, percent_question, kind)
+        if ambiguity == NOT_AN_OPTION:  # an earlier mark may still name an option (invented follow-ups)
+            off_option = off_option or Extraction(answer, method, NOT_AN_OPTION)
+            continue
         if answer is not None or ambiguity not in (NONE_FOUND, UNREADABLE):
             return Extraction(answer, method, ambiguity)
         if answer_type is AnswerType.MULTIPLE_CHOICE and ambiguity == NONE_FOUND and _off_option(candidate, choices):
