@@ -1,13 +1,12 @@
-"""Grading speed: 100,000 replies by the rules alone (targets: at least 5,000 replies per second on 2
-cores, and under 50 ms for the slowest single reply).
+"""Grading speed on real replies: the replies of the real corpus (tests/corpus/real: MathVista and
+MATH-Vision logs, 1-3 kB prompts with tables, matrices and options) graded with their questions as
+asked (targets: at least 2,500 replies per second on one core, 5,000 on 2 cores, and under 50 ms for
+the slowest single reply), plus a few hostile ones (1 MB of prose, a wall of braces, unclosed boxes).
 
-The replies are the reply corpus (tests/corpus, real and written), each copy with its numbers shifted
-so that no two graded texts are the same (caches see real variety), plus a few hostile ones (1 MB of
-prose, a wall of braces, unclosed boxes). Rounds alternate the isodyn grader (A) with DynaMath's
-published rule (B, a JSON read and nothing more) as a floor, fresh processes per round so no round
-inherits another's caches; every round is printed. Then the isodyn grader on 2 cores: the same
-replies split over two worker processes, wall-clock replies per second. The slowest reply is given
-over all replies, after the first 1,000 (which also pay for loading sympy and math-verify, once
+Rounds alternate the isodyn grader with the question as asked (A) and without it (B), fresh
+processes per round so no round inherits another's caches; every round is printed. Then A on 2 cores:
+the same replies split over two worker processes, wall-clock replies per second. The slowest reply is
+given over all replies, after the first 1,000 (which also pay for loading sympy and math-verify, once
 per process), and after those without the replies during which a full (generation-2) collection of
 the cyclic garbage collector ran.
 
@@ -24,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = [
     "The function is odd. " * 50_000,
     "{" * 100_000,
@@ -35,12 +34,14 @@ HOSTILE = [
 
 
 def items(count: int) -> list[dict]:
-    base = []
-    for name in ("written.jsonl", "smollm2.jsonl"):
-        path = CORPUS / name
-        if path.is_file():
-            text = path.read_text(encoding="utf-8")
-            base += [json.loads(line) for line in text.splitlines() if line.strip()]
+    sys.path.insert(0, str(ROOT / "tests"))
+    from corpus.real import load_real
+
+    base = [
+        {"id": r.id, "reply": r.reply, "truth": r.asked.truth, "answer_type": r.asked.answer_type,
+         "choices": r.asked.choices, "question": r.asked.question, "tolerance": r.asked.tolerance}
+        for r in load_real()
+    ]  # fmt: skip
     out = []
     for i in range(count):
         item = dict(base[i % len(base)])
@@ -56,9 +57,10 @@ def items(count: int) -> list[dict]:
 WARM_UP = 1_000  # the first replies also pay for loading sympy and math-verify (once per process)
 
 
-def one_round(grader: str, count: int, part: int = 0, parts: int = 1) -> None:
-    """Grade this process's share of `count` replies and print one JSON line of figures."""
-    from isodyn.scoring import score
+def one_round(mode: str, count: int, part: int = 0, parts: int = 1) -> None:
+    """Grade this process's share of `count` replies and print one JSON line of figures; `mode` is
+    `question` (as asked) or `no-question`."""
+    from isodyn.scoring import Tolerance, score
 
     batch = items(count)[part::parts]
     slowest, slowest_id, slowest_warm, slowest_no_gc = 0.0, "", 0.0, 0.0
@@ -68,10 +70,9 @@ def one_round(grader: str, count: int, part: int = 0, parts: int = 1) -> None:
     for number, item in enumerate(batch):
         collected = len(full_collections)
         t0 = time.perf_counter()
-        score(
-            item["reply"], str(item["truth"]), item["answer_type"], tuple(item["choices"]),
-            percent_question=bool(item.get("percent_question")), question=item["question"], grader=grader,
-        )  # fmt: skip
+        tolerance = Tolerance(absolute=item["tolerance"]) if item["tolerance"] else Tolerance()
+        question = item["question"] if mode == "question" else ""
+        score(item["reply"], item["truth"], item["answer_type"], item["choices"], tolerance, question=question)
         took = time.perf_counter() - t0
         if took > slowest:
             slowest, slowest_id = took, item["id"] if len(item["reply"]) < 50_000 else "hostile"
@@ -80,7 +81,7 @@ def one_round(grader: str, count: int, part: int = 0, parts: int = 1) -> None:
             if len(full_collections) == collected:
                 slowest_no_gc = max(slowest_no_gc, took)
     total = time.perf_counter() - started
-    figures = {"grader": grader, "replies": len(batch), "seconds": round(total, 2),
+    figures = {"mode": mode, "replies": len(batch), "seconds": round(total, 2),
                "per_second": round(len(batch) / total), "slowest_ms": round(1000 * slowest, 1),
                "slowest": slowest_id, "slowest_after_warm_up_ms": round(1000 * slowest_warm, 1),
                "slowest_after_warm_up_without_full_gc_ms": round(1000 * slowest_no_gc, 1),
@@ -88,17 +89,17 @@ def one_round(grader: str, count: int, part: int = 0, parts: int = 1) -> None:
     print(json.dumps(figures))
 
 
-def two_cores(grader: str, count: int) -> None:
+def two_cores(mode: str, count: int) -> None:
     """The same replies split over two worker processes (2 cores): wall-clock replies per second."""
     started = time.perf_counter()
     workers = [
-        subprocess.Popen([sys.executable, __file__, "--round", grader, str(count), str(part), "2"],
+        subprocess.Popen([sys.executable, __file__, "--round", mode, str(count), str(part), "2"],
                          stdout=subprocess.PIPE, text=True)
         for part in range(2)
     ]  # fmt: skip
     outputs = [w.communicate()[0].strip() for w in workers]
     wall = time.perf_counter() - started
-    print(json.dumps({"grader": grader, "workers": 2, "replies": count, "wall_seconds": round(wall, 2),
+    print(json.dumps({"mode": mode, "workers": 2, "replies": count, "wall_seconds": round(wall, 2),
                       "per_second": round(count / wall)}))  # fmt: skip
     for line in outputs:
         print("  " + line)
@@ -109,18 +110,18 @@ def main() -> None:
         extra = [int(v) for v in sys.argv[4:6]]
         one_round(sys.argv[2], int(sys.argv[3]), *extra)
         return
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    print(f"{count} replies per round, {rounds} rounds alternating isodyn (A) and dynamath (B)")
+    print(f"{count} real replies per round, {rounds} rounds alternating with the question (A) and without (B)")
     for r in range(rounds):
-        order = ("isodyn", "dynamath") if r % 2 == 0 else ("dynamath", "isodyn")
-        for grader in order:
+        order = ("question", "no-question") if r % 2 == 0 else ("no-question", "question")
+        for mode in order:
             done = subprocess.run(
-                [sys.executable, __file__, "--round", grader, str(count)], capture_output=True, text=True
+                [sys.executable, __file__, "--round", mode, str(count)], capture_output=True, text=True
             )
             print(done.stdout.strip() or done.stderr.strip()[-500:])
-    print("on 2 cores (two worker processes, each grading half):")
-    two_cores("isodyn", count)
+    print("on 2 cores (two worker processes, each grading half), with the question:")
+    two_cores("question", count)
 
 
 if __name__ == "__main__":

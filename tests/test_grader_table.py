@@ -655,13 +655,12 @@ MULTIPLE_CHOICE = [
         choices=YES_NO,
         method="answer_line",
     ),
-    case(
+    case(  # a committed answer outside the options is an answer, and wrong (ambiguity "not an option")
         "mc-letter-outside-two-options",
         "The answer is C.",
         "A",
         MC,
         False,
-        FAILED,
         choices=YES_NO,
     ),
     case(
@@ -670,7 +669,6 @@ MULTIPLE_CHOICE = [
         "B",
         MC,
         False,
-        FAILED,
         choices=NUMS,
     ),
     case(
@@ -699,12 +697,11 @@ MULTIPLE_CHOICE = [
         choices=NUMS,
     ),
     case(
-        "mc-json-number-not-an-option",
+        "mc-json-number-not-an-option",  # the requested short answer, none of the options: wrong
         '{"solution": "2 + 4", "short answer": "6"}',
         "B",
         MC,
         False,
-        FAILED,
         choices=NUMS,
     ),
     case(
@@ -752,7 +749,7 @@ MULTIPLE_CHOICE = [
         MC,
         True,
         choices=PARITY,
-        method="choice",
+        method="answer_line",
     ),
     case(
         "mc-option-letter-with-explanation",

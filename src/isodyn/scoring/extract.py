@@ -264,8 +264,16 @@ def is_refusal(reply: str) -> bool:
     """The model declares it cannot answer. A hedge ("I can't see it clearly, but it is 4") is not."""
     if _HEDGE.search(reply):
         return False
+    if _REFUSAL.search(reply) is not None:
+        return True
     closing = " ".join(sentences(reply)[-2:])
-    return _REFUSAL.search(reply) is not None or _DECLINES.search(closing) is not None
+    # "We cannot determine x directly, so we use ...: the hypotenuse is 10" goes on to an answer
+    return any(
+        not _GOES_ON.search(closing[declined.end() :]) for declined in _DECLINES.finditer(closing)
+    )
+
+
+_GOES_ON = re.compile(r"^[^.!?]*?(?:,\s*(?:so|but|however|thus|hence|then)\b|:\s)")
 
 
 # ---- reading a candidate as the answer type ---------------------------------------------------------
