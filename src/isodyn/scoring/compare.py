@@ -238,9 +238,25 @@ def _strip_unit(text: str) -> str:
     return text.rstrip("°").strip()
 
 
+# What a closed-form number may be written with; any other letter is a variable (`\\frac{r}{4}`), and
+# an expression with a variable is no number: it is refused before the (slow) LaTeX parser runs.
+_NUMBER_NOTATION = re.compile(
+    r"\\(?:d?frac|t?frac|sqrt|pi|times|cdot|div|left|right|circ|degree|approx|mathrm|text|operatorname"
+    r"|textdollar|dollar|log|ln|sin|cos|tan|exp|infty|pm|mp|[,;:! %$]|quad)(?![A-Za-z])"
+    r"|\b(?:pi|sqrt|log|ln|sin|cos|tan|exp|e)(?![A-Za-z])|[^A-Za-z]"
+)
+
+
+_TRAILING_UNIT = re.compile(r"[\s~]*[A-Za-z]{1,3}(?:\^\s*\{?\d\}?)?[\s.]*$")  # `45 ~cm^{2}`
+_UNIT_TEXT = re.compile(r"\\(?:mathrm|text|textrm|operatorname|mbox)\s*\{[^{}]*\}")  # units: `\\mathrm{~cm}`
+
+
 @lru_cache(maxsize=4096)
 def _sympy_number(text: str) -> float | None:
     """A closed-form number in LaTeX or plain notation (`2\\sqrt{3}`, `\\frac{3}{4}\\pi`) via math-verify."""
+    bare = _TRAILING_UNIT.sub("", _UNIT_TEXT.sub("", text))
+    if re.search(r"[A-Za-z]", _NUMBER_NOTATION.sub("", bare)):
+        return None  # a variable or a word is left: no closed-form number
     parsed = _parse_math(f"${text}$")
     if not parsed:
         return None
