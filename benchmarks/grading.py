@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import json
+import random
 import re
 import subprocess
 import sys
@@ -37,10 +38,12 @@ def items(count: int) -> list[dict]:
     sys.path.insert(0, str(ROOT / "tests"))
     from corpus.real import load_real
 
+    rows = list(load_real())
+    random.Random(0).shuffle(rows)  # every source, model and answer type in any prefix
     base = [
         {"id": r.id, "reply": r.reply, "truth": r.asked.truth, "answer_type": r.asked.answer_type,
          "choices": r.asked.choices, "question": r.asked.question, "tolerance": r.asked.tolerance}
-        for r in load_real()
+        for r in rows
     ]  # fmt: skip
     out = []
     for i in range(count):

@@ -211,7 +211,8 @@ def _strip_wrappers(text: str) -> str:
     text = _unwrap(text).replace("−", "-").replace("≈", "=").replace("\\approx", "=")
     text = re.sub(r"\\(?:text|mathrm|textrm|operatorname)\{([^{}]*)\}", r" \1", text)
     text = (
-        text.replace("{,}", ",")
+        text.replace("~", " ")  # LaTeX's unbreakable space: `10 \mathrm{~cm}^{2}` is 10 cm^{2}
+        .replace("{,}", ",")
         .replace("\\,", "")
         .replace("\\!", "")
         .replace("\\ ", " ")
