@@ -75,7 +75,9 @@ def one_round(mode: str, count: int, part: int = 0, parts: int = 1) -> None:
         t0 = time.perf_counter()
         tolerance = Tolerance(absolute=item["tolerance"]) if item["tolerance"] else Tolerance()
         question = item["question"] if mode == "question" else ""
-        score(item["reply"], item["truth"], item["answer_type"], item["choices"], tolerance, question=question)
+        score(
+            item["reply"], item["truth"], item["answer_type"], item["choices"], tolerance, question=question
+        )
         took = time.perf_counter() - t0
         if took > slowest:
             slowest, slowest_id = took, item["id"] if len(item["reply"]) < 50_000 else "hostile"
@@ -115,7 +117,9 @@ def main() -> None:
         return
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    print(f"{count} real replies per round, {rounds} rounds alternating with the question (A) and without (B)")
+    print(
+        f"{count} real replies per round, {rounds} rounds alternating with the question (A) and without (B)"
+    )
     for r in range(rounds):
         order = ("question", "no-question") if r % 2 == 0 else ("no-question", "question")
         for mode in order:

@@ -21,6 +21,8 @@ from corpus.real import (
     load_labels,
     load_real,
     read_ids,
+)
+from corpus.real import (
     test_split as frozen_split,
 )
 

@@ -663,5 +663,6 @@ def is_correct(
             return True
         # "7%" against a truth written 7: the truth counts percentage points (charts, surveys)
         points = not percent_question and "%" not in truth and re.search(r"%\s*$", candidate)
-        return bool(points) and (in_points := parse_number(candidate, True)) is not None and matches(in_points)
+        in_points = parse_number(candidate, True) if points else None
+        return in_points is not None and matches(in_points)
     return text_equivalent(candidate, truth, tolerance)

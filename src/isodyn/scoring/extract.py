@@ -156,6 +156,7 @@ _HEADING = re.compile(
 )
 _FINAL_HASHES = re.compile(r"^\s*####\s+(?!\**\s*(?:final\s+)?answer\b)(.{1,60}?)\s*$", re.I)
 MAX_ANSWER_LINES = 6
+_MARKING_WORDS = ("answer", "####", "result", "conclusion", "option", "答案", "选")
 _SUPPOSED = re.compile(r"\b(?:if|were|suppose|supposing|assuming|instead)\b", re.I)
 HEADING_BLOCK = "\x00block\x00"  # marks the lines under an answer heading read as one candidate
 
@@ -172,7 +173,7 @@ def answer_lines(reply: str) -> list[str]:
     raw_lines = reply.splitlines()
     for i, raw in enumerate(raw_lines):
         lowered = raw.lower()
-        if not any(word in lowered for word in ("answer", "####", "result", "conclusion", "option", "答案", "选")):
+        if not any(word in lowered for word in _MARKING_WORDS):
             continue  # the only lines that can mark an answer name it
         line = strip_markup(raw)
         if len(raw) <= 80 and (_HEADING.match(raw) or (line and _HEADING.match(line))):
@@ -186,7 +187,8 @@ def answer_lines(reply: str) -> list[str]:
             found.append(gsm.group(1).strip())
             continue
         for marker in _ANSWER_MARKER.finditer(line):
-            if "would" in marker.group() and _SUPPOSED.search(re.split(r"[.!?]\s", line[: marker.start()])[-1]):
+            own_sentence = re.split(r"[.!?]\s", line[: marker.start()])[-1]
+            if "would" in marker.group() and _SUPPOSED.search(own_sentence):
                 continue  # "If it were 12, the answer would be 4.8": a supposition, not the answer
             rest = line[marker.end() : marker.end() + MAX_CANDIDATE_CHARS]
             end = _ANSWER_END.search(rest)
@@ -318,9 +320,9 @@ def read_number(
         tail = text[anchor.end() :]
         end = _VALUE_END.search(tail)
         value = (tail[: end.start()] if end else tail).strip().rstrip(".").strip()
-        if value and NUMBER.search(value) and (parsed := parse_number(value, percent_question)) is not None:
-            if parsed not in given:
-                return _bare(value, parsed, percent_question), CLEAR
+        parsed = parse_number(value, percent_question) if value and NUMBER.search(value) else None
+        if parsed is not None and parsed not in given:
+            return _bare(value, parsed, percent_question), CLEAR
     readable = [v for v in values if parse_number(v, percent_question) is not None]
     if not readable:
         return None, NONE_FOUND
@@ -448,9 +450,11 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     short = bare_line(whole[0]) if len(whole) == 1 and yes_no_letters(choices) else len(whole) == 1
     # "(B) Does Linda's snowboard slide ... wax?": a lone line opening with a letter, of any length
     lettered = len(whole) == 1 and re.match(r"^\W*[(\[][A-J][)\]]", whole[0]) is not None
-    if short and (len(whole[0]) <= 60 or lettered) and (letter := choice_letter(whole[0], choices)) is not None:
+    letter = choice_letter(whole[0], choices) if short and (len(whole[0]) <= 60 or lettered) else None
+    if letter is not None:
         return (whole[0] if bare_line(whole[0]) else letter), CLEAR
-    if short and _letter_options(choices) and bare_line(whole[0]) and not letters_mentioned(whole[0], choices):
+    bare_word = short and bare_line(whole[0]) and not letters_mentioned(whole[0], choices)
+    if bare_word and _letter_options(choices):
         return whole[0].strip(), NOT_AN_OPTION  # "Square" when the options are letters of a picture
     if yes_no_letters(choices) is not None and (letter := _yes_no_commitment(reply, choices, question)):
         return letter, CLEAR
@@ -483,7 +487,9 @@ def _yes_no_commitment(reply: str, choices: tuple[str, ...], question: str) -> s
     else the clause of the whole reply saying most about the property asked."""
     found = said(reply, question)
     for sentence in reversed(found):
-        if STRONG_CONCLUSION.search(sentence) and (letter := _reading(clip(sentence), choices, question).letter):
+        if not STRONG_CONCLUSION.search(sentence):
+            continue
+        if (letter := _reading(clip(sentence), choices, question).letter) is not None:
             return letter
     return read_yes_no(" ".join(found), choices, question).letter
 
@@ -640,7 +646,8 @@ def extract_answer(
             continue
         if answer is not None or ambiguity not in (NONE_FOUND, UNREADABLE):
             return Extraction(answer, method, ambiguity)
-        if answer_type is AnswerType.MULTIPLE_CHOICE and ambiguity == NONE_FOUND and _off_option(candidate, choices):
+        multiple_choice = answer_type is AnswerType.MULTIPLE_CHOICE
+        if multiple_choice and ambiguity == NONE_FOUND and _off_option(candidate, choices):
             # a marked value no option holds: the answer unless a later mark names an option
             off_option = off_option or Extraction(clip(candidate), method, NOT_AN_OPTION)
             continue

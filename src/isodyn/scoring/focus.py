@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-from isodyn.scoring.asked import asks_count, question_numbers, spelled_out
 from itertools import pairwise
 
+from isodyn.scoring.asked import asks_count, question_numbers, spelled_out
 from isodyn.scoring.options import tokens
 from isodyn.scoring.text import sentences
 
@@ -99,7 +98,8 @@ def restates(sentence: str, question: str) -> bool:
         return True
     # "After subtracting all small spheres, there are two objects left": the echo carries the count
     given = question_numbers(question)
-    return not any(float(n) not in given for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", spelled_out(sentence, question)))
+    values = re.findall(r"(?<![\w.])\d+(?:\.\d+)?", spelled_out(sentence, question))
+    return not any(float(n) not in given for n in values)
 
 
 @lru_cache(maxsize=2048)

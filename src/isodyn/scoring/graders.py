@@ -27,7 +27,15 @@ from dataclasses import dataclass, field
 from isodyn.core import AnswerType
 from isodyn.registry import Registry
 from isodyn.scoring.compare import Tolerance, is_correct
-from isodyn.scoring.extract import CLEAR, NONE_FOUND, NOT_AN_OPTION, UNREADABLE, Extraction, extract_answer, last_boxed
+from isodyn.scoring.extract import (
+    CLEAR,
+    NONE_FOUND,
+    NOT_AN_OPTION,
+    UNREADABLE,
+    Extraction,
+    extract_answer,
+    last_boxed,
+)
 from isodyn.scoring.json_answer import strict_json_answer
 from isodyn.scoring.text import bounded
 

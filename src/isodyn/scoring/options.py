@@ -329,7 +329,9 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
     words = tokens(clause)
     # a numeric option is no name in prose; an option listed as its own letter (the options are in a
     # picture) is named only by that letter, never by the article "a"
-    signatures = [() if _numeric(option) or _letter_only(option) else option_signature(option) for option in choices]
+    signatures = [
+        () if _numeric(option) or _letter_only(option) else option_signature(option) for option in choices
+    ]
     chosen: set[str] = set()
     ruled_out: set[str] = set()
     found: dict[str, tuple[int, int]] = {}

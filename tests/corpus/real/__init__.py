@@ -62,16 +62,26 @@ def _lines(name: str) -> list[dict]:
 def load_real() -> tuple[RealReply, ...]:
     questions = {
         row["item"]: RealQuestion(
-            item=row["item"], source=row["source"], question=row["question"], answer_type=row["answer_type"],
-            choices=tuple(row["choices"]), truth=row["truth"], tolerance=row["tolerance"],
-        )  # fmt: skip
+            item=row["item"],
+            source=row["source"],
+            question=row["question"],
+            answer_type=row["answer_type"],
+            choices=tuple(row["choices"]),
+            truth=row["truth"],
+            tolerance=row["tolerance"],
+        )
         for row in _lines("questions.jsonl.gz")
     }
     return tuple(
         RealReply(
-            id=row["id"], source=row["source"], model=row["model"], asked=questions[row["item"]],
-            reply=row["reply"], bench_answer=row["bench_answer"], bench_correct=row["bench_correct"],
-        )  # fmt: skip
+            id=row["id"],
+            source=row["source"],
+            model=row["model"],
+            asked=questions[row["item"]],
+            reply=row["reply"],
+            bench_answer=row["bench_answer"],
+            bench_correct=row["bench_correct"],
+        )
         for row in _lines("replies.jsonl.gz")
     )
 
@@ -111,7 +121,9 @@ def grade_row(row: RealReply) -> Graded:
 
     asked = row.asked
     tolerance = Tolerance(absolute=asked.tolerance) if asked.tolerance else Tolerance()
-    found = score(row.reply, asked.truth, asked.answer_type, asked.choices, tolerance, question=asked.question)
+    found = score(
+        row.reply, asked.truth, asked.answer_type, asked.choices, tolerance, question=asked.question
+    )
     return Graded(row.id, found.correct, found.reason == "ok", found.extracted, found.method)
 
 

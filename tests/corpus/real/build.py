@@ -62,12 +62,26 @@ def git_show(git_dir: Path, path: str) -> str:
 
 
 def git_commit(git_dir: Path) -> str:
-    out = subprocess.run(["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"], capture_output=True, text=True)
+    out = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"], capture_output=True, text=True
+    )
     return out.stdout.strip()
 
 
 def _verdict(value: object) -> bool:
     return value is True or str(value).strip().lower() == "true"
+
+
+def reply_row(
+    source: str, model: str, item_id: object, key: str, extracted: object, verdict: object, row: dict
+) -> dict:
+    """One reply as stored: the model's response, the benchmark's own extraction and verdict."""
+    return {
+        "id": f"{source}:{model}:{item_id}", "source": source, "model": model, "item": key,
+        "reply": str(row.get("response") or ""),
+        "bench_answer": None if extracted is None else str(extracted),
+        "bench_correct": _verdict(verdict),
+    }  # fmt: skip
 
 
 def mathvista(git_dir: Path) -> tuple[list[dict], list[dict], dict]:
@@ -79,12 +93,9 @@ def mathvista(git_dir: Path) -> tuple[list[dict], list[dict], dict]:
             key = f"mathvista:{pid}"
             if key not in questions and "2shot" not in model:  # zero-shot runs hold the item's own prompt
                 questions[key] = mathvista_question(key, row)
-            replies.append({
-                "id": f"mathvista:{model}:{pid}", "source": "mathvista", "model": model, "item": key,
-                "reply": str(row.get("response") or ""),
-                "bench_answer": None if row.get("extraction") is None else str(row["extraction"]),
-                "bench_correct": _verdict(row.get("true_false")),
-            })  # fmt: skip
+            replies.append(
+                reply_row("mathvista", model, pid, key, row.get("extraction"), row.get("true_false"), row)
+            )
     provenance = {
         "repository": "github.com/lupantech/MathVista", "commit": git_commit(git_dir),
         "paths": sorted(MATHVISTA_RUNS.values()), "licence": "CC BY-SA 4.0",
@@ -125,7 +136,11 @@ def mathvista_question(key: str, row: dict) -> dict:
     else:
         answer_type, truth = "text", answer
     # MathVista rounds a float reply to the item's precision: half a unit of the last place
-    tolerance = 0.5 * 10 ** -int(float(precision)) if answer_type == "float" and precision not in (None, "None") else None
+    tolerance = (
+        0.5 * 10 ** -int(float(precision))
+        if answer_type == "float" and precision not in (None, "None")
+        else None
+    )
     return {
         "item": key, "source": "mathvista", "question": str(row["query"]), "answer_type": answer_type,
         "choices": choices, "truth": truth, "tolerance": tolerance,
@@ -162,12 +177,9 @@ def mathv(git_dir: Path) -> tuple[list[dict], list[dict], dict]:
             key = f"mathv:{item['id']}:{'cot' if cot else 'short'}"
             if key not in questions:
                 questions[key] = mathv_question(key, item, cot)
-            replies.append({
-                "id": f"mathv:{model}:{item['id']}", "source": "mathv", "model": model, "item": key,
-                "reply": str(row.get("response") or ""),
-                "bench_answer": None if row.get("model_answer") is None else str(row["model_answer"]),
-                "bench_correct": _verdict(row.get("correct")),
-            })  # fmt: skip
+            replies.append(
+                reply_row("mathv", model, item["id"], key, row.get("model_answer"), row.get("correct"), row)
+            )
     provenance = {
         "repository": "github.com/mathllm/MATH-V", "commit": git_commit(git_dir),
         "paths": ["data/test.jsonl", *sorted(used)], "licence": "MIT",
@@ -186,7 +198,9 @@ def _clean(answer: str) -> str:
 def mathv_question(key: str, item: dict, cot: bool) -> dict:
     options = [str(o) for o in item["options"]]
     shown = options and "".join(options) != "ABCDE"
-    listing = "".join(f"({L}) {o}\n" for L, o in zip("ABCDE", options, strict=False)) if (shown or cot) else ""
+    listing = (
+        "".join(f"({L}) {o}\n" for L, o in zip("ABCDE", options, strict=False)) if (shown or cot) else ""
+    )
     question = f"{item['question']}\n{listing}"
     question = MATHV_BOXED_PROMPT + question if cot else question + MATHV_SHORT_PROMPT
     answer = _clean(str(item["answer"]))

@@ -17,8 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from corpus.real import HERE, load_real  # noqa: E402
-from corpus.real.survey import grade  # noqa: E402
+from corpus.real import HERE, grade_row, load_real
 
 
 def main(size: int = 2000) -> None:
@@ -28,7 +27,7 @@ def main(size: int = 2000) -> None:
     rows = load_real()
     strata: dict[tuple, list[str]] = defaultdict(list)
     for row in rows:
-        agrees = grade(row).correct == row.bench_correct
+        agrees = grade_row(row).correct == row.bench_correct
         strata[(row.source, row.model, row.asked.answer_type, agrees)].append(row.id)
     share = size / len(rows)
     rng = random.Random(20261126)

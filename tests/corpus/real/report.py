@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from corpus.real import expected_correct, grade_all, load_labels, load_real, test_split  # noqa: E402
+from corpus.real import expected_correct, grade_all, load_labels, load_real, test_split
 
 
 def main() -> None:
@@ -30,7 +30,11 @@ def main() -> None:
         found, truth = graded[row.id], expected_correct(row, labels)
         label = labels.get(row.id)
         commits = label is None or label.verdict != "none"
-        keys = {"source": row.source, "model": f"{row.source}: {row.model}", "answer type": row.asked.answer_type}
+        keys = {
+            "source": row.source,
+            "model": f"{row.source}: {row.model}",
+            "answer type": row.asked.answer_type,
+        }
         for table, key in keys.items():
             for name in (key, "all"):
                 c = tables[table][name]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from corpus.real import HERE, expected_correct, grade_all, load_labels, load_real, read_ids  # noqa: E402
+from corpus.real import HERE, expected_correct, grade_all, load_labels, load_real, read_ids
 
 
 def main(init: bool = False) -> int:
@@ -48,7 +48,8 @@ def main(init: bool = False) -> int:
         "# rows nobody has read where the rules and the benchmark disagree (settle.py)\n"
         + "".join(f"{i}\n" for i in sorted(unsettled)), encoding="utf-8")  # fmt: skip
     (HERE / "misses.tsv").write_text(
-        "# hand-read rows the rules still read otherwise (settle.py)\n" + "".join(f"{m}\n" for m in sorted(misses)),
+        "# hand-read rows the rules still read otherwise (settle.py)\n"
+        + "".join(f"{m}\n" for m in sorted(misses)),
         encoding="utf-8",
     )  # fmt: skip
     print(f"{len(unsettled)} unsettled, {len(misses)} known misses")

@@ -20,14 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from corpus.real import RealReply, load_labels, load_real, test_split  # noqa: E402
-from isodyn.scoring import Score, Tolerance, score  # noqa: E402
+from corpus.real import grade_row, load_labels, load_real, test_split
 
 
-def grade(row: RealReply) -> Score:
-    asked = row.asked
-    tolerance = Tolerance(absolute=asked.tolerance) if asked.tolerance else Tolerance()
-    return score(row.reply, asked.truth, asked.answer_type, asked.choices, tolerance, question=asked.question)
+def _line(name: str, c: Counter) -> str:
+    n = max(c["n"], 1)
+    shares = f"agree={c['agree'] / n:.3f} none={c['none'] / n:.3f}"
+    return f"{name} n={c['n']:6} {shares} read={c['read']} right={c['right']}"
 
 
 def main() -> None:
@@ -51,11 +50,11 @@ def main() -> None:
     table: dict[tuple[str, str], Counter] = defaultdict(Counter)
     dumped = []
     for row in rows:
-        found = grade(row)
+        found = grade_row(row)
         key = (row.source, row.asked.answer_type)
         table[key]["n"] += 1
         table[key]["agree"] += found.correct == row.bench_correct
-        table[key]["none"] += found.reason != "ok"
+        table[key]["none"] += not found.found
         label = labels.get(row.id)
         if label is not None:
             table[key]["read"] += 1
@@ -65,15 +64,13 @@ def main() -> None:
                 "id": row.id, "question": row.asked.question[-1500:], "choices": row.asked.choices,
                 "truth": row.asked.truth, "reply": row.reply, "bench_answer": row.bench_answer,
                 "bench_correct": row.bench_correct, "isodyn": found.extracted, "isodyn_method": found.method,
-                "isodyn_correct": found.correct, "isodyn_reason": found.reason,
+                "isodyn_correct": found.correct, "isodyn_found": found.found,
             })  # fmt: skip
     total: Counter = Counter()
     for key, counts in sorted(table.items()):
         total.update(counts)
-        print(f"{key[0]:10} {key[1]:16} n={counts['n']:6} agree={counts['agree'] / counts['n']:.3f} "
-              f"none={counts['none'] / counts['n']:.3f} read={counts['read']} right={counts['right']}")  # fmt: skip
-    print(f"{'all':27} n={total['n']:6} agree={total['agree'] / max(total['n'], 1):.3f} "
-          f"none={total['none'] / max(total['n'], 1):.3f} read={total['read']} right={total['right']}")  # fmt: skip
+        print(_line(f"{key[0]:10} {key[1]:16}", counts))
+    print(_line(f"{'all':27}", total))
     if args.dump:
         with open(args.dump, "w", encoding="utf-8") as out:
             for item in dumped:
