@@ -87,6 +87,9 @@ def is_aside(sentence: str) -> bool:
 def restates(sentence: str, question: str) -> bool:
     """A sentence that only repeats the question (weak models echo it): nearly all of its word pairs
     occur in the question, in the same order."""
+    content = _CONTENT_WORD.findall(sentence.casefold())
+    if len(content) >= 3 and 2 * sum(w in _question_words(question) for w in content) < len(content):
+        return False  # most of its words are not the question's: no echo (a cheap test before tokens)
     words = tokens(sentence)
     pairs = list(pairwise(words))
     if len(pairs) < 4:
@@ -100,6 +103,14 @@ def restates(sentence: str, question: str) -> bool:
     given = question_numbers(question)
     values = re.findall(r"(?<![\w.])\d+(?:\.\d+)?", spelled_out(sentence, question))
     return not any(float(n) not in given for n in values)
+
+
+_CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+@lru_cache(maxsize=2048)
+def _question_words(question: str) -> frozenset[str]:
+    return frozenset(_CONTENT_WORD.findall(question.casefold()))
 
 
 @lru_cache(maxsize=2048)
