@@ -105,7 +105,9 @@ _PHRASES = _PHRASES + _DEFINITIONS
 
 
 def _pattern(phrases: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?P<p{i}>\\b{p}\\b)" for i, (p, _) in enumerate(phrases)), re.I)
+    # one word boundary before the alternation: where none stands, it fails once, not once a phrase
+    alternatives = "|".join(f"(?P<p{i}>{p}\\b)" for i, (p, _) in enumerate(phrases))
+    return re.compile(f"\\b(?:{alternatives})", re.I)
 
 
 _PHRASE_PATTERN = _pattern(_PHRASES)
