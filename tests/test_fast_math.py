@@ -23,7 +23,18 @@ CLOSED_FORMS = {
     "2\\sqrt{3}": 2 * math.sqrt(3), "\\frac{3}{4}\\pi": 0.75 * math.pi, "10\\pi": 10 * math.pi,
     "\\frac{\\sqrt{3}}{2}": math.sqrt(3) / 2, "2^{10}": 1024.0, "3 \\cdot 4 + 1": 13.0, "√2": math.sqrt(2),
     "6.02 × 10²³": 6.02e23, "\\frac{1}{3}": 1 / 3,
+    # arguments without braces, as real replies and MATH-Vision's options write them
+    "\\frac38": 3 / 8, "\\frac{3\\sqrt{33}}5": 3 * math.sqrt(33) / 5, "64\\sqrt3": 64 * math.sqrt(3),
+    "\\sqrt33": 3 * math.sqrt(3), "\\sqrt[4]{9}": 9 ** 0.25,
 }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text", ["\\frac38", "\\frac{3\\sqrt{33}}5", "64\\sqrt3", "\\sqrt33", "\\sqrt[4]{9}"]
+)
+def test_braceless_arguments_read_as_math_verify_reads_them(text: str) -> None:
+    parsed = _parse_math(f"${text}$")
+    assert parsed and math.isclose(float(parsed[0].evalf()), fast_value(text) or math.nan, rel_tol=1e-9)
 
 
 def math_verify_equal(a: str, b: str) -> bool:

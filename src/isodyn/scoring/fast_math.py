@@ -30,8 +30,10 @@ _CONSTANTS = {"pi": math.pi}
 _MAX_CHARS = 200
 _POINTS = ((0.7312, 1.3779, 2.1131), (1.9137, 0.4421, 1.2657), (2.6021, 1.7709, 0.3183))
 _NAME = re.compile(r"[A-Za-z]+")
-_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
-_SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+# an argument in braces, or a lone digit or letter (`\\frac38`, `\\frac{3\\sqrt{33}}5`, `\\sqrt3`)
+_FRAC = re.compile(r"\\[dt]?frac\s*(?:\{([^{}]*)\}|([0-9a-z]))\s*(?:\{([^{}]*)\}|([0-9a-z]))")
+_SQRT = re.compile(r"\\sqrt\s*(?:\{([^{}]*)\}|([0-9a-z]))")
+_ROOT = re.compile(r"\\sqrt\s*\[(\d+)\]\s*\{([^{}]*)\}")  # `\\sqrt[4]{9}`
 _ALLOWED = re.compile(r"^[0-9a-z_+\-*/(). ]*$")
 
 
@@ -47,8 +49,9 @@ def _latex_to_plain(text: str) -> str | None:
     text = _ABS.sub(r"abs(\1)", text.replace("\\lvert", "|").replace("\\rvert", "|").replace("\\mid", "|"))
     for _ in range(6):  # nested fractions and roots, innermost first
         before = text
-        text = _FRAC.sub(r"((\1)/(\2))", text)
-        text = _SQRT.sub(r"sqrt(\1)", text)
+        text = _ROOT.sub(r"((\2)**(1/\1))", text)
+        text = _FRAC.sub(lambda m: f"(({m.group(1) or m.group(2)})/({m.group(3) or m.group(4)}))", text)
+        text = _SQRT.sub(lambda m: f"sqrt({m.group(1) or m.group(2)})", text)
         if text == before:
             break
     text = text.replace("√", "sqrt")
