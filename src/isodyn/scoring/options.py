@@ -380,12 +380,20 @@ def _distinctive(words: tuple[str, ...], signatures: list[tuple[str, ...]]) -> d
     return found if len(found) == 1 else {}
 
 
+_LEADING_CONDITION = re.compile(
+    r"^\W*(?:if|when|once|assuming|given\s+that)\b[^,;:.]{3,120},\s*(?:then\s+)?(?!(?:and|or)\b)(?=[A-Za-z])",
+    re.I,
+)
+
+
 def read_statement(sentence: str, choices: tuple[str, ...], distinctive: bool = True) -> OptionReading:
     """The options a sentence commits to: its last clause that chooses one ("convex on the left and
     concave on the right, so overall neither"); clauses giving a reason ("since ...") choose nothing,
     and options ruled out anywhere in the sentence stay ruled out unless chosen later."""
     chosen: frozenset[str] = frozenset()
     ruled_out: set[str] = set()
+    # "If caterpillars decrease, plants will increase.": the condition chooses nothing, its consequence may
+    sentence = _LEADING_CONDITION.sub("", sentence)
     for clause in clauses(_PARENTHETICAL.sub(" ", sentence)):
         if _REASON.match(clause):
             continue
