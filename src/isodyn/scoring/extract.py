@@ -36,6 +36,7 @@ from isodyn.scoring.json_answer import json_answer
 from isodyn.scoring.options import (
     LETTERS,
     OptionReading,
+    echo_polarity,
     option_signature,
     read_statement,
     read_yes_no,
@@ -484,14 +485,27 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|isn't|aren't|can't|cannot
 def _yes_no_commitment(reply: str, choices: tuple[str, ...], question: str) -> str | None:
     """Yes or no as a reply commits to it: a concluding sentence ("So it's False.") that reads as
     one; else an opening "No, ..." (the sentences after it are its evidence: "There are four ...");
-    else the clause of the whole reply saying most about the property asked."""
+    else the clause of the whole reply saying most about the property asked; else the question
+    restated as a statement ("The derivative is positive between [1, 2]." answers Yes; with "not", No)."""
     found = said(reply, question)
     for sentence in reversed(found):
         if not STRONG_CONCLUSION.search(sentence):
             continue
         if (letter := _reading(clip(sentence), choices, question).letter) is not None:
             return letter
-    return read_yes_no(" ".join(found), choices, question).letter
+    if (letter := read_yes_no(" ".join(found), choices, question).letter) is not None:
+        return letter
+    echoed = [s for s in sentences(reply) if not s.rstrip().endswith("?") and not _ASKING.match(s)]
+    echoed = [s for s in echoed if question and restates(s, question)]
+    letters = yes_no_letters(choices)
+    if not echoed or letters is None:
+        return None
+    # the question said back as a statement affirms it, once negated denies it
+    affirmed = echo_polarity(echoed[-1], question)
+    return letters[0] if affirmed else letters[1]
+
+
+_ASKING = re.compile(r"^\W*(?:is|are|was|were|does|do|did|can|could|has|have|will|would|should)\b", re.I)
 
 
 def _numeric_option(reply: str, choices: tuple[str, ...]) -> tuple[str | None, str]:

@@ -486,6 +486,14 @@ def _question_subject(question: str) -> tuple[frozenset[str], bool]:
     return content, negated
 
 
+def echo_polarity(statement: str, question: str) -> bool:
+    """Whether a statement that says a yes/no question back affirms it: as many negations as the
+    question ("The derivative is positive" to "Is the derivative positive?") affirms."""
+    _, question_negated = _question_subject(question)
+    _, negations = _polarity_words(statement)
+    return (negations % 2 == 1) == question_negated
+
+
 def _polarity_words(clause: str) -> tuple[tuple[str, ...], int]:
     """The clause's tokens with `non-`/`dis-`/`un-` prefixes split off, and how many negations it holds."""
     words = plain_tokens(_NEGATED_ADJECTIVE.sub("not ", clause))
