@@ -253,7 +253,7 @@ _DECLINES = re.compile(
     r"\b(?:cannot|can't|can\s+not|unable\s+to|impossible\s+to|not\s+possible\s+to)\s+(?:be\s+)?"
     r"(?:answer(?:ed)?|provided?|determined?|tell|say|solved?|calculated?|computed?|identif(?:y|ied))\b"
     r"|\b(?:does|do|did)\s*(?:not|n't)\s+(?:provide|give|include|contain|show|have|specify|mention)\s+"
-    r"(?:\w+\s+){0,3}?(?:information|context|details|data|image|diagram|figure|picture|values?)\b"
+    r"(?:\w+\s+){0,3}?(?:information|context|details|data|image|diagram|figure|picture)\b"
     r"|\b(?:not\s+enough|insufficient|no)\s+(?:information|context|data)\b"
     r"|\black(?:s|ing)?\s+(?:the\s+)?(?:\w+\s+)?(?:context|information|image|details)\b"
     r"|\bno\s+(?:image|picture|diagram|figure|graph)\s+(?:is\s+|was\s+|has\s+been\s+)?(?:provided|attached|given|shown|included)"

@@ -291,7 +291,10 @@ def _find(signature: tuple[str, ...], words: tuple[str, ...]) -> tuple[int, int]
             continue
         position, ok = start, True
         for needed in signature[1:]:
-            window = words[position + 1 : position + 9]  # subject and verb a few words apart
+            # subject and verb a few words apart; a label letter right after its word ("Solution A",
+            # never "solution with a higher ...")
+            label = len(needed) == 1 and needed.isalpha()
+            window = words[position + 1 : position + (2 if label else 9)]
             if needed not in window:
                 ok = False
                 break
