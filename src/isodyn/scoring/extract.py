@@ -31,7 +31,15 @@ from dataclasses import dataclass
 from isodyn.core import AnswerType
 from isodyn.scoring.asked import asked_text, question_numbers, spelled_out
 from isodyn.scoring.compare import choice_letter, letters_mentioned, options_named, parse_number
-from isodyn.scoring.focus import CHECK, STRONG_CONCLUSION, answer_sentences, restates, said, stated
+from isodyn.scoring.focus import (
+    CHECK,
+    STRONG_CONCLUSION,
+    answer_sentences,
+    question_focus,
+    restates,
+    said,
+    stated,
+)
 from isodyn.scoring.json_answer import json_answer
 from isodyn.scoring.options import (
     LETTERS,
@@ -475,7 +483,7 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
         remaining = [L for L in LETTERS[: len(choices)] if L not in ruled_out]
         if ruled_out and len(remaining) == 1 and len(choices) == 2:
             return remaining[0], CLEAR
-    return _numeric_option(reply, choices)
+    return _numeric_option(reply, choices, question)
 
 
 _NEGATED_WORD = re.compile(r"\b(?:not|no|never|isn't|aren't|nor)\s+\w", re.I)
@@ -508,12 +516,14 @@ def _yes_no_commitment(reply: str, choices: tuple[str, ...], question: str) -> s
 _ASKING = re.compile(r"^\W*(?:is|are|was|were|does|do|did|can|could|has|have|will|would|should)\b", re.I)
 
 
-def _numeric_option(reply: str, choices: tuple[str, ...]) -> tuple[str | None, str]:
-    """Numeric options named by value, when no sentence names one otherwise: the value the last
-    affirmative sentence with a value states (`So there are 5 triangles.`)."""
+def _numeric_option(reply: str, choices: tuple[str, ...], question: str = "") -> tuple[str | None, str]:
+    """Numeric options named by value, when no sentence names one otherwise: the value stated by the
+    sentence answering the question ("the most likely equilibrium population count is 80"), else by
+    the last affirmative sentence with a value (`So there are 5 triangles.`)."""
     if not choices or any(parse_number(option) is None for option in choices):
         return None, NONE_FOUND
-    for sentence in reversed(stated(reply, "")):
+    focused = answer_sentences(reply, question)[:1] if question_focus(question) else []
+    for sentence in [*focused, *reversed(stated(reply, ""))]:
         value, _ = read_number(sentence)
         if value is None:
             continue
