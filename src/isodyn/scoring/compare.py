@@ -108,8 +108,8 @@ def options_named(text: str, choices: tuple[str, ...]) -> set[str]:
     named = set()
     for letter, option in zip(_LETTERS, choices, strict=False):
         text = _normalize_text(option)
-        if not text or (len(text) == 1 and text.isalpha()):
-            continue  # options shown only in a picture are listed as their letters: `A` is no text
+        if not text or text.strip("()") == letter.lower():
+            continue  # options shown only in a picture are listed as their own letters: `A` is no text
         for match in _option_pattern(option).finditer(normalized):
             before, after = normalized[: match.start()].rstrip()[-1:], normalized[match.end() :].lstrip()[:1]
             if (before and before in _OPERATORS) or (after and after in _OPERATORS + "="):

@@ -362,7 +362,7 @@ _NOUN_LETTER = re.compile(
 
 def _letter_options(choices: tuple[str, ...]) -> bool:
     """The options are only their letters (the options themselves are in the picture)."""
-    return bool(choices) and all(re.fullmatch(r"\s*\(?[A-J]\)?\s*", c) for c in choices)
+    return bool(choices) and all(c.strip().strip("()") == L for L, c in zip(LETTERS, choices, strict=False))
 
 
 def _letter_reading(text: str, choices: tuple[str, ...]) -> OptionReading:

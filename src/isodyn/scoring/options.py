@@ -318,7 +318,9 @@ def _negated(words: tuple[str, ...], at: int, end: int | None = None, own: tuple
 _PARENTHETICAL = re.compile(r"\([^()]*\)")
 
 
-def _letter_only(option: str) -> bool:
+def _one_letter(option: str) -> bool:
+    """A one-letter option (`A`, `(b)`, a face `R`): in prose a letter is as often an article or a
+    name, so such an option is named by letters or by its exact text, never by a word of a clause."""
     return re.fullmatch(r"\s*\(?[A-Za-z]\)?\s*", option) is not None
 
 
@@ -335,7 +337,7 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
     # a numeric option is no name in prose; an option listed as its own letter (the options are in a
     # picture) is named only by that letter, never by the article "a"
     signatures = [
-        () if _numeric(option) or _letter_only(option) else option_signature(option) for option in choices
+        () if _numeric(option) or _one_letter(option) else option_signature(option) for option in choices
     ]
     chosen: set[str] = set()
     ruled_out: set[str] = set()
