@@ -446,8 +446,14 @@ def _reading(text: str, choices: tuple[str, ...], question: str) -> OptionReadin
         return letters  # an explicit letter outranks words around it ("the correct option is (B)")
     if len(written) == 1:  # an option written as a formula: "I'd pick $y = 4(x - 3)$"
         return OptionReading(frozenset(written))
+    if _ASKS_NAME.search(question):  # "What is it called?" ... "it is called obtuse": a naming answers it
+        text = _CALLED.sub(" is ", text)
     meaning = read_statement(text, choices)
     return OptionReading(meaning.chosen, meaning.ruled_out | letters.ruled_out)
+
+
+_ASKS_NAME = re.compile(r"\bcalled\?|\bwhat\s+is\s+(?:it|this|the\s+\w+)\s+called\b|\bname\s+of\b", re.I)
+_CALLED = re.compile(r"\s(?:is|are)\s+(?:called|known\s+as|named)\s", re.I)
 
 
 def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tuple[str | None, str]:
