@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from isodyn.scoring.compare import NUMBER_WORDS
+
 _HINT_LINE = re.compile(r"^\s*Hint:.*$", re.I | re.M)
 _LABEL = re.compile(r"^\s*Question:\s*", re.I | re.M)
 _CHOICES = re.compile(r"\n\s*(?:Choices|Options)\s*:?\s*\n.*\Z", re.I | re.S)
@@ -40,20 +42,18 @@ def asked_text(question: str) -> str:
 _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
 
 
+def numbers_in(text: str) -> frozenset[float]:
+    """The plain numbers written in a text (`5`, `10.5`; not the `2` of `x2`)."""
+    return frozenset(float(m.group()) for m in _GIVEN_NUMBER.finditer(text))
+
+
 @lru_cache(maxsize=4096)
 def question_numbers(question: str) -> frozenset[float]:
     """The numbers the question itself gives ("less than 5 units", "larger than 10B"): in a reply's
     sentence beside another value, they are the condition restated, not the answer."""
-    return frozenset(float(m.group()) for m in _GIVEN_NUMBER.finditer(asked_text(question)))
+    return numbers_in(asked_text(question))
 
 
-_NUMBER_WORDS = {
-    word: str(value)
-    for value, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split()
-    )
-}
 # "one" is a pronoun as often as a number ("the one on the left"): only after a word that counts
 _SPELLED = re.compile(
     r"\b(?:(?<=only )|(?<=exactly )|(?<=just )|(?<=are )|(?<=is ))one\b"
@@ -68,7 +68,7 @@ def spelled_out(sentence: str, question: str) -> str:
     groups" states 3 (elsewhere "takes two arguments" states nothing)."""
     if not asks_count(question):
         return sentence
-    return _SPELLED.sub(lambda m: _NUMBER_WORDS[m.group().lower()], sentence)
+    return _SPELLED.sub(lambda m: str(NUMBER_WORDS[m.group().lower()]), sentence)
 
 
 @lru_cache(maxsize=4096)

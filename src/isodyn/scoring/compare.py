@@ -102,13 +102,17 @@ def _option_pattern(option: str) -> re.Pattern[str]:
 _OPERATORS = "+-*/^×·"
 
 
+def own_letter(option: str, letter: str) -> bool:
+    """An option listed as its own letter (`A` for A, `(b)` for B): the option itself is in a picture."""
+    return option.replace("$", "").strip().strip("()").upper() == letter
+
+
 def options_named(text: str, choices: tuple[str, ...]) -> set[str]:
     """Letters of the options whose text occurs in `text` and is not negated (`not even`)."""
     normalized = _normalize_text(text)
     named = set()
     for letter, option in zip(_LETTERS, choices, strict=False):
-        text = _normalize_text(option)
-        if not text or text.strip("()") == letter.lower():
+        if not _normalize_text(option) or own_letter(option, letter):
             continue  # options shown only in a picture are listed as their own letters: `A` is no text
         for match in _option_pattern(option).finditer(normalized):
             before, after = normalized[: match.start()].rstrip()[-1:], normalized[match.end() :].lstrip()[:1]
@@ -186,7 +190,7 @@ _TIMES_TEN = re.compile(
     r"([-+]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|x|\*|×)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
 )
 _MIXED = re.compile(r"([-+]?\d+)\s+(\d+)\s*/\s*(\d+)")  # `2 1/2`
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     w: i
     for i, w in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -323,8 +327,8 @@ def _plain_number(text: str) -> float | None:
     if match := _MIXED.fullmatch(text):
         whole, top, bottom = (int(g) for g in match.groups())
         return None if not bottom else whole + (top / bottom if whole >= 0 else -top / bottom)
-    if text.casefold() in _NUMBER_WORDS:
-        return float(_NUMBER_WORDS[text.casefold()])
+    if text.casefold() in NUMBER_WORDS:
+        return float(NUMBER_WORDS[text.casefold()])
     return None
 
 

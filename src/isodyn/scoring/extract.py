@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from isodyn.core import AnswerType
 from isodyn.scoring.asked import asked_text, question_numbers, spelled_out
-from isodyn.scoring.compare import choice_letter, letters_mentioned, options_named, parse_number
+from isodyn.scoring.compare import choice_letter, letters_mentioned, options_named, own_letter, parse_number
 from isodyn.scoring.focus import (
     CHECK,
     STRONG_CONCLUSION,
@@ -362,7 +362,7 @@ _NOUN_LETTER = re.compile(
 
 def _letter_options(choices: tuple[str, ...]) -> bool:
     """The options are only their letters (the options themselves are in the picture)."""
-    return bool(choices) and all(c.strip().strip("()") == L for L, c in zip(LETTERS, choices, strict=False))
+    return bool(choices) and all(own_letter(c, L) for L, c in zip(LETTERS, choices, strict=False))
 
 
 def _letter_reading(text: str, choices: tuple[str, ...]) -> OptionReading:
@@ -471,10 +471,12 @@ def _statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tu
     bare_word = short and bare_line(whole[0]) and not letters_mentioned(whole[0], choices)
     if bare_word and _letter_options(choices):
         return whole[0].strip(), NOT_AN_OPTION  # "Square" when the options are letters of a picture
-    if yes_no_letters(choices) is not None and (letter := _yes_no_commitment(reply, choices, question)):
-        return letter, CLEAR
+    found = said(reply, question)
+    polar = _yes_no_commitment(reply, found, choices, question) if yes_no_letters(choices) else None
+    if polar is not None:
+        return polar, CLEAR
     ruled_out: set[str] = set()
-    for sentence in reversed(said(reply, question)):
+    for sentence in reversed(found):
         reading = _reading(clip(sentence), choices, question)
         chosen = reading.chosen - ruled_out
         if len(chosen) == 1:
@@ -496,12 +498,14 @@ _NEGATED_WORD = re.compile(r"\b(?:not|no|never|isn't|aren't|nor)\s+\w", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|isn't|aren't|can't|cannot)\b", re.I)
 
 
-def _yes_no_commitment(reply: str, choices: tuple[str, ...], question: str) -> str | None:
+def _yes_no_commitment(
+    reply: str, found: tuple[str, ...], choices: tuple[str, ...], question: str
+) -> str | None:
     """Yes or no as a reply commits to it: a concluding sentence ("So it's False.") that reads as
     one; else an opening "No, ..." (the sentences after it are its evidence: "There are four ...");
     else the clause of the whole reply saying most about the property asked; else the question
-    restated as a statement ("The derivative is positive between [1, 2]." answers Yes; with "not", No)."""
-    found = said(reply, question)
+    restated as a statement ("The derivative is positive between [1, 2]." answers Yes; with "not", No).
+    `found` is the reply's said sentences (`focus.said`)."""
     for sentence in reversed(found):
         if not STRONG_CONCLUSION.search(sentence):
             continue
@@ -724,7 +728,6 @@ def _off_option(candidate: str, choices: tuple[str, ...]) -> bool:
         return False
     named = _LEADING_LETTER.match(strip_markup(candidate)) or letters_mentioned(candidate, choices)
     return not named and not options_named(candidate, choices)
-
 
 
 def looping(reply: str) -> bool:

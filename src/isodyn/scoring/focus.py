@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from itertools import pairwise
 
-from isodyn.scoring.asked import asks_count, question_numbers, spelled_out
+from isodyn.scoring.asked import asks_count, numbers_in, question_numbers, spelled_out
 from isodyn.scoring.options import tokens
 from isodyn.scoring.text import sentences
 
@@ -100,9 +100,7 @@ def restates(sentence: str, question: str) -> bool:
     if not asks_count(question):
         return True
     # "After subtracting all small spheres, there are two objects left": the echo carries the count
-    given = question_numbers(question)
-    values = re.findall(r"(?<![\w.])\d+(?:\.\d+)?", spelled_out(sentence, question))
-    return not any(float(n) not in given for n in values)
+    return numbers_in(spelled_out(sentence, question)) <= question_numbers(question)
 
 
 _CONTENT_WORD = re.compile(r"[^\W\d_]{4,}")
