@@ -5,10 +5,11 @@ the slowest single reply), plus a few hostile ones (1 MB of prose, a wall of bra
 
 Rounds alternate the isodyn grader with the question as asked (A) and without it (B), fresh
 processes per round so no round inherits another's caches; every round is printed. Then A on 2 cores:
-the same replies split over two worker processes, wall-clock replies per second. The slowest reply is
-given over all replies, after the first 1,000 (which also pay for loading sympy and math-verify, once
-per process), and after those without the replies during which a full (generation-2) collection of
-the cyclic garbage collector ran.
+the same replies split over two worker processes, wall-clock replies per second. Replies per second
+are given over all replies and after the first 1,000 (which also pay for loading sympy and
+math-verify, once per process: the after-warm-up figure is a long run's steady rate). The slowest
+reply is given over all replies, after the first 1,000, and after those without the replies during
+which a full (generation-2) collection of the cyclic garbage collector ran.
 
 python benchmarks/grading.py [replies] [rounds]
 """
@@ -70,7 +71,10 @@ def one_round(mode: str, count: int, part: int = 0, parts: int = 1) -> None:
     full_collections = []  # a pause of the cyclic collector is not grading work: measured apart
     gc.callbacks.append(lambda phase, info: full_collections.append(1) if info["generation"] == 2 else None)
     started = time.perf_counter()
+    warm_at = started
     for number, item in enumerate(batch):
+        if number == WARM_UP:
+            warm_at = time.perf_counter()
         collected = len(full_collections)
         t0 = time.perf_counter()
         tolerance = Tolerance(absolute=item["tolerance"]) if item["tolerance"] else Tolerance()
@@ -87,7 +91,9 @@ def one_round(mode: str, count: int, part: int = 0, parts: int = 1) -> None:
                 slowest_no_gc = max(slowest_no_gc, took)
     total = time.perf_counter() - started
     figures = {"mode": mode, "replies": len(batch), "seconds": round(total, 2),
-               "per_second": round(len(batch) / total), "slowest_ms": round(1000 * slowest, 1),
+               "per_second": round(len(batch) / total),
+               "per_second_after_warm_up": round((len(batch) - WARM_UP) / (started + total - warm_at)),
+               "slowest_ms": round(1000 * slowest, 1),
                "slowest": slowest_id, "slowest_after_warm_up_ms": round(1000 * slowest_warm, 1),
                "slowest_after_warm_up_without_full_gc_ms": round(1000 * slowest_no_gc, 1),
                "full_gc_runs": len(full_collections) // 2}  # fmt: skip

@@ -277,8 +277,11 @@ def _sympy_number(text: str) -> float | None:
     return value.real
 
 
+@lru_cache(maxsize=16384)  # options and marked answers recur across a question's replies
 def parse_number(candidate: str, percent_question: bool = False) -> float | None:
     """One number in the candidate, or None when there is none or it is ambiguous (`2 or 3`)."""
+    if _PLAIN.fullmatch(candidate):
+        return float(candidate)  # the common case, without the wrapper stripping below
     text = _PERCENT_WORD.sub("%", _strip_wrappers(candidate))
     percent = text.endswith("%")
     if percent:

@@ -166,6 +166,7 @@ _HEADING = re.compile(
 _FINAL_HASHES = re.compile(r"^\s*####\s+(?!\**\s*(?:final\s+)?answer\b)(.{1,60}?)\s*$", re.I)
 MAX_ANSWER_LINES = 6
 _MARKING_WORDS = ("answer", "####", "result", "conclusion", "option", "答案", "选")
+_MARKS = re.compile("|".join(_MARKING_WORDS), re.I)
 _SUPPOSED = re.compile(r"\b(?:if|were|suppose|supposing|assuming|instead)\b", re.I)
 HEADING_BLOCK = "\x00block\x00"  # marks the lines under an answer heading read as one candidate
 
@@ -181,8 +182,7 @@ def answer_lines(reply: str) -> list[str]:
     found: list[str] = []
     raw_lines = reply.splitlines()
     for i, raw in enumerate(raw_lines):
-        lowered = raw.lower()
-        if not any(word in lowered for word in _MARKING_WORDS):
+        if not _MARKS.search(raw):
             continue  # the only lines that can mark an answer name it
         line = strip_markup(raw)
         if len(raw) <= 80 and (_HEADING.match(raw) or (line and _HEADING.match(line))):

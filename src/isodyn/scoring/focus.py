@@ -118,6 +118,7 @@ def _question_pairs(question: str) -> frozenset[tuple[str, str]]:
     return frozenset(pairwise(words))
 
 
+@lru_cache(maxsize=64)  # one reply's grading asks for its statements from several rules
 def stated(reply: str, question: str = "") -> tuple[str, ...]:
     """The reply's sentences less asides, questions and restatements of the question."""
     return tuple(

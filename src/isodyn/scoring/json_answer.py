@@ -110,7 +110,11 @@ def _load(candidate: str) -> tuple[str | None, str]:
 def json_answer(reply: str) -> tuple[str | None, str]:
     """The `short answer` of the last complete JSON object that has one, else a key regex; with the
     method that found it (json, json_lenient, json_key_regex) or (None, "none")."""
+    if "answer" not in reply.lower():
+        return None, "none"  # every key read below holds the word: no JSON parse for `{1}` in `\\frac{1}{2}`
     for candidate in reversed(_balanced_objects(reply)):
+        if "answer" not in candidate.lower():
+            continue
         answer, method = _load(candidate)
         if answer is not None and answer.strip():
             return answer.strip(), method

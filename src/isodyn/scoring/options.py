@@ -196,6 +196,8 @@ _OTHER = {"white": "black", "black": "white"}
 
 
 def _chess_roles(text: str) -> str:
+    if "white" not in text and "black" not in text and "pieces" not in text:
+        return text  # every pattern below names a colour or the pieces (text is casefolded)
     text = _PIECE_COLOUR.sub(lambda m: "black" if m.group(1).lower() == "dark" else "white", text)
     text = _WINS_FOR.sub(lambda m: f"{m.group(1)} wins", text)
     text = _MATE_BY.sub(lambda m: f"{m.group(1)} wins", text)
