@@ -92,6 +92,16 @@ def _table(outcomes: list[Outcome]) -> str:
     return "\n".join(lines) + "\n"
 
 
+HAND_WRITTEN = "\n## Hostile input"  # from here on the page is written by hand, and kept
+
+
+def _written_by_hand() -> str:
+    """The hand-written part of the page (the hostile-input cases, each a test), kept as it is."""
+    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else ""
+    at = text.find(HAND_WRITTEN)
+    return text[at:] if at >= 0 else ""
+
+
 def main() -> None:
     started = time.perf_counter()
     with ThreadPoolExecutor(2) as pool:
@@ -105,7 +115,7 @@ def main() -> None:
     for key, value in integrity().items():
         print(f"{key.replace('_', ' '):<28}{value}")
     print(f"seconds                     {time.perf_counter() - started:.1f}")
-    DOCS.write_text(_table(outcomes), encoding="utf-8")
+    DOCS.write_text(_table(outcomes) + _written_by_hand(), encoding="utf-8")
     print(f"table: {DOCS}")
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.runner import execute, load_rows, open_run_dir, plan_experiment
+from isodyn.results import CellResult, result_line
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import FaultMix, counting, oracle_from_items
 from user_cli import exp
@@ -41,7 +42,7 @@ def test_fault_mix_every_cell_answered_or_recorded(tmp_path) -> None:
                        "concurrency=6", "quiet=1"])  # fmt: skip
     cells = len(
         plan_experiment(
-            parse_overrides(["variants=6", "models=openai/m", "api_base=x", "vision=yes"])
+            parse_overrides(["variants=6", "models=openai/m", "api_base=http://x", "vision=yes"])
         ).grid.cells
     )
     rows = outcome.rows
@@ -215,8 +216,9 @@ def test_engine_settings_are_checked(tmp_path, word) -> None:
 def test_truncated_last_line_is_dropped_on_resume(tmp_path) -> None:
     run_dir = tmp_path / "r"
     run_dir.mkdir()
-    good = json.dumps({"model": "m"})
+    cell = CellResult(model="m", strategy="zeroshot", modality="latex", seed_id="s", variant=0)
+    good = result_line(cell).decode().rstrip("\n")
     (run_dir / "results.jsonl").write_text(good + "\n" + good[:5])
-    assert load_rows(run_dir, repair=True) == [{"model": "m"}]
+    assert [row["model"] for row in load_rows(run_dir, repair=True)] == ["m"]
     assert (run_dir / "results.jsonl").read_text() == good + "\n"
     assert Path(run_dir / "results.jsonl").stat().st_size == len(good) + 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
+import errno
 import sqlite3
 import sys
 from pathlib import Path
@@ -13,29 +13,50 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
-from isodyn.experiments.config import ConfigError, parse_overrides, repeated_key, study_words
+from isodyn.experiments.config import (
+    ConfigError,
+    parse_overrides,
+    refuse_study_key,
+    repeated_key,
+    study_words,
+)
 from isodyn.models.catalog import ModelError
 
 if TYPE_CHECKING:
     from isodyn.results import CellResult
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="isodyn: robustness experiments.")
-console = Console(stderr=True, soft_wrap=True)
+# Markup off for every print: what is printed quotes settings, paths, model names and replies, where
+# `[red]` or `[/]` is text (styles are given as rich Text objects instead).
+console = Console(stderr=True, soft_wrap=True, markup=False)
 
 
 _HELD: list[Any] = []  # locks this process keeps until it ends (a dropped lock object unlocks)
 
 
 def fail(message: str) -> typer.Exit:
-    """A one-line error and exit code 2 (bad input)."""
-    console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """A one-line error and exit code 2 (bad input). The message is printed as written: it quotes
+    what the user typed or what a model is called, where `[red]` or `[/]` is text, not style."""
+    _say("error:", "bold red", message)
     return typer.Exit(code=2)
+
+
+def _say(label: str, style: str, text: str) -> None:
+    """A styled label, then `text` exactly as given: rich markup is never read from the text, since
+    it may hold a user's setting, a path, a model's name or anything a file said."""
+    console.print(Text.assemble((label, style), " ", text), soft_wrap=True)
+
+
+def _cells(*values: Any) -> list[Text]:
+    """A table row shown as written (a rich Table reads markup from plain strings)."""
+    return [Text(str(value)) for value in values]
 
 
 def _progress(quiet: bool) -> Progress:
     columns = [
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),  # a model's name, as named
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn(
@@ -58,12 +79,14 @@ def _print_table(results: list[CellResult]) -> None:
         table.add_column(column, overflow="fold")
     for record in frame.to_dict("records"):
         table.add_row(
-            record["model"],
-            record["strategy"],
-            record["modality"],
-            str(record["graded"]),
-            str(record["skipped"]),
-            *(format_value(record[k], percent=k != "RR") for k in ("A_avg", "A_wst", "RR")),
+            *_cells(
+                record["model"],
+                record["strategy"],
+                record["modality"],
+                record["graded"],
+                record["skipped"],
+                *(format_value(record[k], percent=k != "RR") for k in ("A_avg", "A_wst", "RR")),
+            )
         )
     _stdout_console().print(table)
 
@@ -74,7 +97,7 @@ def _say_what_was_loaded(plan: Any) -> None:
 
     released = {k: s for k, s in plan.seeds.items() if isinstance(s, ReleasedItem)}
     for line in release_summary(released):
-        console.print(f"[bold]dataset:[/] {line}", highlight=False, soft_wrap=True)
+        _say("dataset:", "bold", line)
 
 
 def _warn_unseen_images(plan: Any) -> None:
@@ -85,12 +108,11 @@ def _warn_unseen_images(plan: Any) -> None:
         return
     for name, info in plan.models.items():
         if not info.vision and not info.known_to_litellm:
-            console.print(
-                f"[bold yellow]warning:[/] {name} is not in litellm's model table, so its image cells will "
-                f"be skipped; add vision={name} (or vision=yes) if it reads images",
-                highlight=False,
-                soft_wrap=True,
-            )
+            _say(
+                "warning:", "bold yellow",
+                f"{name} is not in litellm's model table, so its image cells will be skipped; "
+                f"add vision={name} (or vision=yes) if it reads images",
+            )  # fmt: skip
 
 
 def _study_and_words(settings: list[str]) -> tuple[Path | None, list[str]]:
@@ -116,26 +138,27 @@ def _warn_identical_samples(plan: Any) -> None:
     voting = [name for name in plan.strategies if "sc@" in name]
     hosted = [m for m in plan.models if not is_local(m)]
     if voting and hosted and plan.config.temperature == 0:
-        console.print(
-            f"[bold yellow]warning:[/] {voting[0]} at temperature 0 sends {hosted[0]} identical requests; "
+        _say(
+            "warning:", "bold yellow",
+            f"{voting[0]} at temperature 0 sends {hosted[0]} identical requests; "
             "set temperature=0.7 (or so) for distinct samples",
-            highlight=False,
-            soft_wrap=True,
-        )
+        )  # fmt: skip
 
 
 def _warn_about(run: Any) -> None:
-    """One line on rows a reader set aside (damaged lines, duplicate cells), when there are any."""
-    problems = run.problems()
-    if problems:
-        console.print(
-            f"[bold yellow]warning:[/] {run.directory}: {problems}", highlight=False, soft_wrap=True
-        )
+    """One line on rows a reader set aside (damaged lines, duplicate cells), when there are any,
+    and one on damaged judgements in the run's process.jsonl (which its report reads)."""
+    from isodyn.analysis.process import read_judgements
+
+    for problems in (run.problems(), read_judgements(run.directory / "process.jsonl").problems()):
+        if problems:
+            _say("warning:", "bold yellow", f"{run.directory}: {problems}")
 
 
 def _stdout_console() -> Console:
-    """The terminal's width on a terminal; wide when piped, so no header or id is folded."""
-    return Console() if sys.stdout.isatty() else Console(width=240)
+    """The terminal's width on a terminal; wide when piped, so no header or id is folded. Markup
+    off: its tables hold names and ids from runs and config files, shown as written."""
+    return Console(markup=False) if sys.stdout.isatty() else Console(width=240, markup=False)
 
 
 @app.command(context_settings={"allow_extra_args": False})
@@ -149,6 +172,13 @@ def run(
             show_default=False,
         ),
     ] = None,
+    trust_study: Annotated[
+        bool,
+        typer.Option(
+            "--trust-study",
+            help="let the study file send a key (api_key_env) to the server it names (api_base)",
+        ),
+    ] = False,
 ) -> None:
     """Run the grid models x strategies x modalities x seeds x variants x repeats.
 
@@ -172,7 +202,10 @@ def run(
         twice = repeated_key(words)
         if twice:
             raise ConfigError(f"{twice} is given twice; give it once")
-        config = parse_overrides([*(study_words(study) if study else []), *words])
+        from_study = study_words(study) if study else []
+        config = parse_overrides([*from_study, *words])
+        if study is not None and not trust_study:
+            refuse_study_key(study, from_study, words, config)
         plan = plan_experiment(config)
     except (ConfigError, ModelError) as exc:
         raise fail(str(exc)) from None
@@ -202,9 +235,15 @@ def run(
     except OSError as exc:  # out cannot be written after all (a read-only disk, a full one)
         raise fail(f"cannot write the run directory under {config.out}: {exc.strerror or exc}") from None
     if done:
-        console.print(f"resuming {run_dir}: {len(done)} cells already finished", highlight=False)
-    if study is not None:
-        shutil.copyfile(study, run_dir / "study.toml")  # the file as it was used
+        resuming = f"resuming {run_dir}: {len(done)} cells already finished"
+        console.print(resuming, highlight=False, markup=False)
+    if study is not None:  # the file as it was used, read again within its bound (never a FIFO)
+        from isodyn.experiments.config import read_study
+
+        try:
+            (run_dir / "study.toml").write_text(read_study(study), encoding="utf-8")
+        except ConfigError as exc:
+            raise fail(str(exc)) from None
     per_model = {m: {"done": 0, "errors": 0, "cost": 0.0} for m in plan.models}
     totals = {m: sum(c.model == m for c in plan.grid.cells) for m in plan.models}
     for result in done:
@@ -239,27 +278,24 @@ def run(
     if not config.quiet:
         _print_table(outcome.results)
     summary = outcome.summary
-    undone = (
-        f"\n[bold yellow]{summary['left_undone']} cells left undone[/] (max_cost ${config.max_cost}); "
-        "run the same command with a larger max_cost to finish them"
-        if summary["left_undone"]
-        else ""
-    )
-    console.print(
+    said = Text(
         f"{summary['cells']} cells: {summary['calls_made']} calls, {summary['cache_hits']} cache hits, "
         f"{summary['retries']} retries, {summary['skipped']} skipped, {summary['errors']} errors, "
-        f"${summary['cost_usd']:.4f}, {summary['seconds']:.1f} s{undone}\n"
-        f"results: {run_dir}/results.jsonl\nlog:     {run_dir}/log.jsonl\nreport:  {report}",
-        highlight=False,
-    )
+        f"${summary['cost_usd']:.4f}, {summary['seconds']:.1f} s"
+    )  # a Text, not markup: the paths below are the user's out=
+    if summary["left_undone"]:
+        said.append(f"\n{summary['left_undone']} cells left undone", style="bold yellow")
+        said.append(
+            f" (max_cost ${config.max_cost}); run the same command with a larger max_cost to finish them"
+        )
+    said.append(f"\nresults: {run_dir}/results.jsonl\nlog:     {run_dir}/log.jsonl\nreport:  {report}")
+    console.print(said)
     attempted = summary["cells"] - summary["skipped"]
     if attempted and summary["errors"] == attempted:
-        console.print(
-            f"[bold red]error:[/] every one of the {attempted} cells failed; the reasons are in "
-            f"{run_dir}/log.jsonl",
-            highlight=False,
-            soft_wrap=True,
-        )
+        _say(
+            "error:", "bold red",
+            f"every one of the {attempted} cells failed; the reasons are in {run_dir}/log.jsonl",
+        )  # fmt: skip
         raise typer.Exit(code=1)
 
 
@@ -298,8 +334,10 @@ def cache(
     """The reply cache and the cell memo: `stats` (entries, size, last run's hit rate), `clear`,
     `prune older_than=30d`, `repair` (check every store; set a damaged one aside)."""
 
+    import math
+
     from isodyn.cache import ResponseCache
-    from isodyn.cache.stores import CacheDamaged
+    from isodyn.cache.stores import CacheDamaged, has_store, owned
     from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
     from isodyn.experiments.memo import memo_store
     from isodyn.results import read_json
@@ -308,7 +346,10 @@ def cache(
         units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
         if not value or value[-1] not in units:
             raise ValueError("use a number with s, m, h or d, e.g. 30d")
-        return float(value[:-1]) * units[value[-1]]
+        seconds = float(value[:-1]) * units[value[-1]]
+        if not (math.isfinite(seconds) and seconds > 0):  # -30d would remove everything, nan nothing
+            raise ValueError("must be a positive, finite age, e.g. 30d")
+        return seconds
 
     try:
         chosen = parse_key_values(settings or [], {"cache_dir": Path, "older_than": duration})
@@ -319,6 +360,12 @@ def cache(
     except ConfigError as exc:
         raise fail(str(exc)) from None
     root = chosen.get("cache_dir", default_cache_dir())
+    try:  # only isodyn's own cache is read or changed; nothing is created here
+        if not owned(root):
+            console.print(f"cache {root}: there is no cache there yet; nothing to {action}", highlight=False)
+            return
+    except CacheDamaged as exc:  # not a cache, or not this user's to read
+        raise fail(str(exc)) from None
     if action == "clear":
         _clear_cache(root)
         return
@@ -326,8 +373,9 @@ def cache(
         _repair_cache(root)
         return
     try:
-        store = ResponseCache(root / "responses")
-        memo = memo_store(root)  # the cell memo holds copies of replies
+        store = ResponseCache(root / "responses") if has_store(root / "responses") else None
+        # the cell memo holds copies of replies
+        memo = memo_store(root) if has_store(root / "replays") else None
     except CacheDamaged as exc:
         raise fail(str(exc)) from None
     try:
@@ -335,8 +383,9 @@ def cache(
             last = read_json(root / "last_run.json")
             rate = "–" if not last or last.get("hit_rate") is None else f"{100 * last['hit_rate']:.1f}%"
             console.print(
-                f"cache {root}: {len(store)} replies, {store.volume() / 1e6:.1f} MB; "
-                f"{len(memo)} memoized cells, {memo.volume() / 1e6:.1f} MB; last run: "
+                f"cache {root}: {len(store) if store else 0} replies, "
+                f"{store.volume() / 1e6 if store else 0:.1f} MB; {len(memo) if memo else 0} memoized cells, "
+                f"{memo.volume() / 1e6 if memo else 0:.1f} MB; last run: "
                 + (
                     f"{last.get('cache_hits')} hits, {last.get('calls_made')} calls, hit rate {rate}"
                     if last
@@ -345,33 +394,46 @@ def cache(
                 highlight=False,
             )
         else:
-            count = store.prune(chosen["older_than"])
-            cells = memo.clear()  # an entry may hold a pruned reply; the next rerun rebuilds them
+            count = store.prune(chosen["older_than"]) if store else 0
+            cells = memo.clear() if memo else 0  # an entry may hold a pruned reply; reruns rebuild them
             console.print(
-                f"removed {count} replies older than {settings} and {cells} memoized cells from {root}",
+                f"removed {count} replies older than {chosen['older_than'] / 86400:g} days and {cells} "
+                f"memoized cells from {root}",
                 highlight=False,
             )
     finally:
-        store.close()
-        memo.close()
+        for opened in (store, memo):
+            if opened is not None:
+                opened.close()
 
 
 def _clear_cache(root: Path) -> None:
-    """Empty the reply cache and the cell memo; a store that cannot even be opened is deleted, so
-    clear always works (drawings in `renders` are kept: they are not replies)."""
-    from isodyn.cache.stores import CacheDamaged, open_store, remove_store
+    """Empty the reply cache and the cell memo of isodyn's cache `root`; a store that cannot even be
+    opened has its own files deleted, so clear always works (drawings in `renders` are kept: they
+    are not replies). Nothing isodyn did not make is removed, and a store it cannot read for want of
+    permission is no damaged one: nothing is deleted then."""
+    from isodyn.cache.stores import CacheDamaged, CacheUnreadable, has_store, open_store, remove_store
 
-    counts: dict[str, int] = {}
+    counts = {"responses": 0, "replays": 0}
     deleted: list[str] = []
-    for name in ("responses", "replays"):
+    kept: list[str] = []
+    for name in counts:
         directory = root / name
+        if not has_store(directory):
+            kept += [name] if directory.exists() or directory.is_symlink() else []
+            continue
         try:
             with open_store(directory) as store:
                 counts[name] = store.clear()
+        except CacheUnreadable as exc:
+            raise fail(str(exc)) from None
+        except PermissionError as exc:
+            raise fail(f"cannot read the cache: permission denied ({directory}: {exc.strerror})") from None
         except (CacheDamaged, sqlite3.DatabaseError, OSError):
-            remove_store(directory)
-            counts[name], deleted = 0, [*deleted, name]
+            kept += [f"{name}/{left}" for left in remove_store(directory)]
+            deleted.append(name)
     note = f"; damaged store(s) deleted: {', '.join(deleted)}" if deleted else ""
+    note += f"; not isodyn's, left alone: {', '.join(kept)}" if kept else ""
     console.print(
         f"removed {counts['responses']} replies and {counts['replays']} memoized cells from {root}{note}",
         highlight=False,
@@ -379,12 +441,17 @@ def _clear_cache(root: Path) -> None:
 
 
 def _repair_cache(root: Path) -> None:
-    """Check every store; set each damaged one aside (renamed, kept) so the next run starts afresh."""
-    from isodyn.cache.stores import STORES, set_aside, store_problem
+    """Check every store; set each damaged one aside (renamed, kept) so the next run starts afresh.
+    Every store is checked before any is moved: a store this user may not read is no damaged one,
+    and then nothing is set aside."""
+    from isodyn.cache.stores import STORES, CacheUnreadable, has_store, set_aside, store_problem
 
+    try:
+        problems = {name: store_problem(root / name) for name in STORES if has_store(root / name)}
+    except CacheUnreadable as exc:
+        raise fail(str(exc)) from None
     found = False
-    for name in STORES:
-        problem = store_problem(root / name)
+    for name, problem in problems.items():
         if problem:
             found = True
             moved = set_aside(root / name)
@@ -445,7 +512,7 @@ def report(
                 raise ConfigError("several sources must all be result tables (files), not run directories")
             tables = read_tables(sources)
             for note in tables.notes:
-                console.print(f"[bold yellow]note:[/] {note}", highlight=False, soft_wrap=True)
+                _say("note:", "bold yellow", note)
             results = tables.results
             first = sources[0]
             stem = first.stem if len(sources) == 1 else f"{first.stem}-and-{len(sources) - 1}-more"
@@ -460,9 +527,17 @@ def report(
         raise fail(str(exc)) from None
     if grader is not None:
         results = rescore(results, Tolerance(), grader)
-    path = write_report(run_dir, results, bootstrap)
-    sys.stdout.write(path.read_text(encoding="utf-8"))
-    console.print(f"report: {path}\nhtml:   {path.with_suffix('.html')}", highlight=False)
+    from isodyn.analysis.report import UnsafeOutputError
+    from isodyn.textsafe import terminal_text
+
+    try:
+        path = write_report(run_dir, results, bootstrap)
+    except UnsafeOutputError as exc:  # a link in the run folder leading out of it
+        raise fail(terminal_text(str(exc))) from None
+    # the report quotes replies: no escape sequence or bidi control in them reaches the terminal
+    sys.stdout.write(terminal_text(path.read_text(encoding="utf-8")))
+    shown = terminal_text(f"report: {path}\nhtml:   {path.with_suffix('.html')}")
+    console.print(shown, highlight=False, markup=False)
 
 
 @app.command()
@@ -511,7 +586,7 @@ def compare(
     title = f"Paired comparison by {by}: " + " vs ".join(p.name for p in paths)
     path = write_content(out, comparison_content(table, title, by, bootstrap), f"compare-{by}")
     sys.stdout.write(path.read_text(encoding="utf-8"))
-    console.print(f"report: {path}\nhtml:   {path.with_suffix('.html')}", highlight=False)
+    console.print(f"report: {path}\nhtml:   {path.with_suffix('.html')}", highlight=False, markup=False)
 
 
 def _regrade_parsers() -> dict[str, Any]:
@@ -609,7 +684,8 @@ def rescore(
         "audit": chosen.get("audit"),
     }
     (out / "config.json").write_text(
-        json.dumps({**config, "grader": grader, "rescore": rescore_settings}, indent=2) + "\n"
+        json.dumps({**config, "grader": grader, "rescore": rescore_settings}, indent=2, allow_nan=False)
+        + "\n"
     )
     write_results(out / "results.jsonl", regraded)
     reasons = [r.reason for r in regraded]
@@ -625,7 +701,7 @@ def rescore(
     }
     if audit is not None:
         summary["audit"] = audit
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
     report = write_report(out, regraded)
     _print_table(regraded)
     audit_line = ""
@@ -641,6 +717,7 @@ def rescore(
         f"to the judge, judge calls {judge_calls['calls_made']}{audit_line}\n"
         f"results: {out}/results.jsonl\nreport:  {report}",
         highlight=False,
+        markup=False,  # the run's folder name, and an interval in brackets
     )
 
 
@@ -714,8 +791,20 @@ def generate(
     for classification tasks; contact_sheet=1 adds one PNG per topic tiling a few items of each seed."""
     import json
 
-    from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values, positive_int
-    from isodyn.generators.dataset import DatasetRequest, build_dataset, default_workers, select_seeds
+    from isodyn.experiments.config import (
+        ConfigError,
+        bounded_int,
+        default_cache_dir,
+        parse_key_values,
+        positive_int,
+    )
+    from isodyn.generators.dataset import (
+        DatasetRequest,
+        build_dataset,
+        check_size,
+        default_workers,
+        select_seeds,
+    )
 
     def names(value: str) -> tuple[str, ...]:
         return tuple(v.strip() for v in value.split(",") if v.strip())
@@ -723,13 +812,14 @@ def generate(
     parsers = {
         "task": names, "topic": names, "n": positive_int, "variants": positive_int, "out": Path,
         "contact_sheet": lambda v: v.lower() in ("1", "true", "yes"), "base_seed": int,
-        "workers": positive_int, "cache_dir": Path,
+        "workers": bounded_int(1, 256), "cache_dir": Path,  # workers are processes: bounded
     }  # fmt: skip
     try:
         chosen = parse_key_values(settings or [], parsers)
         if "out" not in chosen:
             raise ConfigError("out=DIR is required")
         seeds = select_seeds(chosen.get("task", ()), chosen.get("topic", ()))
+        check_size(len(seeds), chosen.get("n", chosen.get("variants", 10)))  # before any work
     except (ConfigError, KeyError) as exc:
         raise fail(str(exc.args[0] if isinstance(exc, KeyError) else exc)) from None
     request = DatasetRequest(
@@ -772,12 +862,12 @@ def list_(
             table.add_column(column, overflow="fold")
         for name, cls in sorted(BASES.items()):
             accepted = "all" if cls.modalities is None else ", ".join(sorted(m.value for m in cls.modalities))
-            table.add_row(name, cls.summary, cls.source, cls.calls_per_cell, accepted)
+            table.add_row(*_cells(name, cls.summary, cls.source, cls.calls_per_cell, accepted))
         modifiers = Table(title="Modifiers")
         for column in ("name", "what it does", "source", "calls per cell"):
             modifiers.add_column(column, overflow="fold")
         for name, modifier in sorted(MODIFIERS.items()):
-            modifiers.add_row(name, modifier.summary, modifier.source, modifier.calls_per_cell)
+            modifiers.add_row(*_cells(name, modifier.summary, modifier.source, modifier.calls_per_cell))
         _stdout_console().print(table, modifiers)
     elif what in ("seeds", "generators"):
         from collections import Counter
@@ -814,7 +904,7 @@ def list_(
         for topic, count in sorted(counts.items()):
             share = f"{100 * count / dynamath:.1f}%" if topic in DYNAMATH_TOPIC_SHARE and dynamath else "–"
             reference = f"{DYNAMATH_TOPIC_SHARE[topic]:.1f}%" if topic in DYNAMATH_TOPIC_SHARE else "–"
-            topics.add_row(topic, str(count), share, reference)
+            topics.add_row(*_cells(topic, count, share, reference))
         _stdout_console().print(table, topics)
     elif what in ("graders", "metrics"):
         _list_registry(what)
@@ -831,7 +921,7 @@ def list_(
             table.add_column(column, overflow="fold")
         for name, alias in table_of.items():
             sees = "as litellm says" if alias.vision is None else ("yes" if alias.vision else "no")
-            table.add_row(name, alias.model, sees, alias.source)
+            table.add_row(*_cells(name, alias.model, sees, alias.source))
         _stdout_console().print(table)
     elif what == "datasets":
         from isodyn.generators.datasets import KINDS
@@ -841,7 +931,7 @@ def list_(
             table.add_column(column, overflow="fold")
         for name, kind in KINDS.items():
             default = "every trial" if kind.variants is None else str(kind.variants)
-            table.add_row(f"{name}:", kind.what, default)
+            table.add_row(*_cells(f"{name}:", kind.what, default))
         _stdout_console().print(table)
     else:
         raise fail(
@@ -859,25 +949,68 @@ def _list_registry(what: str) -> None:
     for column in ("name", "what it does"):
         table.add_column(column, overflow="fold")
     for name, entry in registry.items():
-        table.add_row(name, (entry.__doc__ or "").strip().splitlines()[0] if entry.__doc__ else "")
+        table.add_row(*_cells(name, (entry.__doc__ or "").strip().splitlines()[0] if entry.__doc__ else ""))
     _stdout_console().print(table)
 
 
-def main() -> None:
-    from isodyn.cache.stores import CacheDamaged
+# The project's errors whose message is meant for the user, by module and name. A class can only
+# be raised once its module is loaded, so none is imported just to be caught (`exp list` stays fast).
+USER_ERRORS = (
+    ("isodyn.experiments.config", "ConfigError"),
+    ("isodyn.models.catalog", "ModelError"),
+    ("isodyn.models.local", "LocalModelUnavailable"),
+    ("isodyn.generators.release", "ReleaseError"),
+    ("isodyn.analysis.external", "ExternalTableError"),
+    ("isodyn.analysis.report", "UnsafeOutputError"),
+    ("isodyn.strategies.compose", "StrategyError"),
+    ("isodyn.experiments.runlock", "RunInUse"),
+    ("isodyn.experiments.runner", "ModelUnavailable"),
+    ("isodyn.cache.stores", "CacheDamaged"),
+    ("isodyn.results", "NewerRun"),
+)
 
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    loaded = (getattr(sys.modules[m], name, None) for m, name in USER_ERRORS if m in sys.modules)
+    return tuple(error for error in loaded if isinstance(error, type))
+
+
+def os_problem(exc: OSError) -> str:
+    """The operating system's refusal as one line: what, and on which file. A full disk anywhere in
+    the chain (a write failed, then the cleanup's write failed too) is named as such."""
+    chain: list[BaseException] = []
+    at: BaseException | None = exc
+    while at is not None and at not in chain:
+        chain.append(at)
+        at = at.__cause__ or at.__context__
+    full = next((e for e in chain if isinstance(e, OSError) and e.errno == errno.ENOSPC), None)
+    if isinstance(full, OSError):
+        where = f" writing {full.filename}" if full.filename else ""
+        return f"the disk is full (no space left on the device){where}; free some space and run it again"
+    files = " -> ".join(str(name) for name in (exc.filename, exc.filename2) if name is not None)
+    what = exc.strerror or str(exc) or type(exc).__name__
+    return f"{files}: {what}" if files else what
+
+
+def main() -> None:
+    """`exp`: every command's expected failure (bad input, a run in use, a damaged cache, a folder it
+    cannot write, a full disk) ends here as one line on stderr and exit code 2, so no command can
+    forget one. Ctrl-C is left to typer (exit 130, no traceback); anything else is a bug, and shows
+    its traceback."""
     try:
         app()
-    except CacheDamaged as exc:  # raised where a store is opened, by any command
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(2)
     except sqlite3.DatabaseError as exc:  # a store that opened but fails on reading
-        console.print(
-            f"[bold red]error:[/] the cache is damaged ({exc}); run `exp cache repair` to set the "
-            "damaged store aside, or `exp cache clear`",
-            highlight=False,
-            soft_wrap=True,
-        )
+        _say(
+            "error:", "bold red",
+            f"the cache is damaged ({exc}); run `exp cache repair` to set the damaged store aside, "
+            "or `exp cache clear`",
+        )  # fmt: skip
+        sys.exit(2)
+    except _user_errors() as exc:  # CacheDamaged: raised where a store is opened, by any command
+        _say("error:", "bold red", str(exc))
+        sys.exit(2)
+    except OSError as exc:  # PermissionError, a full disk, a read-only file system, out= a file...
+        _say("error:", "bold red", os_problem(exc))
         sys.exit(2)
 
 

@@ -8,16 +8,21 @@ a run back, migrating rows written before the record had a schema version.
 
 A frozen dataclass rather than a pydantic or msgspec model: the record needs no validation beyond
 its own reader, the standard library keeps it dependency-free, and orjson writes dataclasses
-natively, so the hot path of a cached rerun (a few hundred thousand rows) stays fast.
+natively, so the hot path of a cached rerun (a few hundred thousand rows) stays fast. The reader
+checks each row against the record's own field annotations (`record_check`): a row that does not
+fit is set aside like a damaged line, and a row of a newer schema refuses the run (`NewerRun`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields, replace
+import math
+import types
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass, replace
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import orjson
 
@@ -202,53 +207,274 @@ def _asked_in_transcript(transcript: Iterable[dict[str, Any]]) -> str:
 DAMAGED_FILE = "results.damaged.jsonl"  # lines of results.jsonl that are not a whole row, kept
 
 
+class NewerRun(ValueError):
+    """A run written by a newer isodyn (a schema this one does not know): refused, never guessed at."""
+
+
+# --- checking a JSON value against a record's field annotations -----------------------------------
+# An annotation becomes the JSON types it takes (one set look-up per field, so reading a few hundred
+# thousand good rows stays fast), an extra test for what a type alone does not say (list items, a
+# finite number), and, only for a value that fails, the reason in words.
+Test = Callable[[Any], bool]
+
+
 @dataclass(frozen=True)
-class RowsRead:
-    rows: list[dict[str, Any]]
-    damaged: int  # lines that are not a complete JSON object (a cut write, a damaged disk, an edit)
+class Expect:
+    types: frozenset[type] | None  # the JSON value's Python types; None: any value
+    deep: Test | None  # a further test of a value of those types, when one is needed
+    name: str  # what the annotation expects, in words ("text", "true or false")
+
+    def test(self, value: Any) -> bool:
+        if self.types is not None and type(value) not in self.types:
+            return False
+        return self.deep is None or self.deep(value)
+
+    def explain(self, value: Any) -> str:
+        """Why a value this refused does not fit."""
+        return f"{_shown(value)}, not {self.name}"
 
 
-def _parsed(line: bytes) -> dict[str, Any] | None:
+def _shown(value: Any) -> str:
+    """A value as a reason quotes it: short and on one line, whatever the row held."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return json.dumps(value[:40]) + ("…" if len(value) > 40 else "")
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "an object"
+    return repr(value)[:40]
+
+
+_SIMPLE: dict[Any, Expect] = {
+    type(None): Expect(frozenset({type(None)}), None, "null"),
+    bool: Expect(frozenset({bool}), None, "true or false"),  # type(True) is bool: never an int here
+    int: Expect(frozenset({int}), None, "a whole number"),
+    # NaN or Infinity (json reads them) in a cost or a tolerance would poison every sum and test
+    float: Expect(frozenset({int, float}), math.isfinite, "a finite number"),
+    str: Expect(frozenset({str}), None, "text"),
+}
+
+
+def _expect(hint: Any) -> Expect:
+    """What one annotation accepts of a JSON value. Tuples and sequences are JSON lists; a dataclass
+    is an object checked field by field (see `record_check`)."""
+    origin, args = get_origin(hint), get_args(hint)
+    if hint is Any:
+        return Expect(None, None, "anything")
+    if hint in _SIMPLE:
+        return _SIMPLE[hint]
+    if origin in (Union, types.UnionType):
+        members = [_expect(a) for a in args]
+        if any(m.types is None for m in members):
+            return Expect(None, None, "anything")
+        accepted = frozenset().union(*(m.types or () for m in members))
+        deep = None if all(m.deep is None for m in members) else (lambda v: any(m.test(v) for m in members))
+        return Expect(accepted, deep, " or ".join(m.name for m in members))
+    if hint is dict or origin is dict:
+        return Expect(frozenset({dict}), None, "an object")
+    if origin in (tuple, list, Sequence) or hint in (tuple, list):
+        item = _expect(args[0] if args else Any)
+        return _ListOf(frozenset({list}), lambda v: all(map(item.test, v)), f"a list of {item.name}", item)
+    if isinstance(hint, type) and is_dataclass(hint):
+        return record_check(hint, *_READ_AS.get(hint, ()))
+    raise TypeError(f"no check for the annotation {hint!r}")  # a new field type: teach _expect
+
+
+@dataclass(frozen=True)
+class _ListOf(Expect):
+    item: Expect
+
+    def explain(self, value: Any) -> str:
+        if type(value) is not list:
+            return f"{_shown(value)}, not a list"
+        index = next(i for i, element in enumerate(value) if not self.item.test(element))
+        return f"a list whose item {index} is {self.item.explain(value[index])}"
+
+
+@dataclass(frozen=True)
+class _Record(Expect):
+    fields: dict[str, Expect]
+    required: tuple[str, ...]
+    skip_null: bool
+
+    def explain(self, value: Any) -> str:
+        if type(value) is not dict:
+            return f"{_shown(value)}, not an object"
+        for name in self.required:
+            if name not in value:
+                return f"{name} is missing"
+        for name, item in value.items():
+            expect = self.fields.get(name)
+            if expect is not None and not (self.skip_null and item is None) and not expect.test(item):
+                return f"{name} is {expect.explain(item)}"
+        return "fits"  # not reached for a value the test refused
+
+
+# How a nested record's reader takes it: `Call.from_json` fills in a missing step and model and
+# drops nulls, so a call is checked the same way (fields that may be absent, nulls as absent).
+_READ_AS: dict[type, tuple[frozenset[str], bool]] = {Call: (frozenset({"step", "model"}), True)}
+
+
+@cache
+def record_check(record: type, optional: frozenset[str] = frozenset(), skip_null: bool = False) -> Expect:
+    """What a JSON object must be to be read as `record` (a dataclass), by its own field annotations:
+    every field without a default (less `optional`) present, every known field of its type. Unknown
+    fields are left alone (a later version within a schema may add some). With `skip_null`, a null
+    field counts as absent (as a reader that drops nulls takes it)."""
+    hints = get_type_hints(record)
+    expects = {f.name: _expect(hints[f.name]) for f in fields(record)}
+    required = tuple(
+        f.name for f in fields(record)
+        if f.default is MISSING and f.default_factory is MISSING and f.name not in optional
+    )  # fmt: skip
+    shallow = {name: e.types for name, e in expects.items() if e.types is not None}
+    deep = {name: e.deep for name, e in expects.items() if e.deep is not None}
+    null = type(None)
+
+    def fits(data: dict[str, Any]) -> bool:
+        # the hot loop of every read: set look-ups, a function call only where a field needs one
+        for name in required:
+            if name not in data:
+                return False
+        for name, value in data.items():
+            accepted = shallow.get(name)
+            if accepted is None:
+                continue
+            kind = type(value)
+            if kind is null and skip_null:
+                continue
+            if kind not in accepted:
+                return False
+            further = deep.get(name)
+            if further is not None and not further(value):
+                return False
+        return True
+
+    return _Record(frozenset({dict}), fits, "an object", expects, required, skip_null)
+
+
+_ANSWER_TYPES = frozenset(t.value for t in AnswerType)
+
+
+_CELL_CHECK = record_check(CellResult)
+
+
+def _cell_problem(data: dict[str, Any]) -> str | None:
+    """What keeps a (migrated) row from being a CellResult, or None."""
+    if not _CELL_CHECK.test(data):
+        return _CELL_CHECK.explain(data)
+    if data.get("answer_type", AnswerType.TEXT.value) not in _ANSWER_TYPES:
+        valid = ", ".join(sorted(_ANSWER_TYPES))
+        return f"answer_type is {_shown(data['answer_type'])}, not one of {valid}"
+    return None
+
+
+def row_problem(row: dict[str, Any], where: str = "a row") -> str | None:
+    """What keeps a results.jsonl row from being read as a CellResult (None when it fits). Raises
+    NewerRun for a schema newer than this isodyn knows: its rows may mean other things."""
+    schema = row.get("schema", 1)
+    if type(schema) is not int:
+        return f"schema is {_shown(schema)}, not a whole number"
+    if schema > SCHEMA_VERSION:
+        raise NewerRun(
+            f"{where} was written by a newer isodyn (schema {schema}; this one reads schema "
+            f"{SCHEMA_VERSION} and older): upgrade isodyn to read it"
+        )
+    if schema < SCHEMA_VERSION:
+        transcript, calls = row.get("transcript"), _expect(tuple[Call, ...])
+        if transcript is not None and not calls.test(transcript):
+            return f"transcript is {calls.explain(transcript)}"  # first: migrating reads it
+        try:
+            row = migrate(row)
+        except (TypeError, ValueError) as exc:  # a count that is no number, say
+            return f"a schema-{schema} row that cannot be migrated ({str(exc)[:80]})"
+    return _cell_problem(row)
+
+
+# --- reading JSON lines ---------------------------------------------------------------------------
+BOM = b"\xef\xbb\xbf"  # an editor's UTF-8 byte order mark at the start of a file
+
+
+def parsed_line(line: bytes) -> tuple[dict[str, Any] | None, str]:
+    """A line of a JSON-lines file as an object, or None and why it is not one."""
     if not line.endswith(b"\n"):
-        return None  # an unterminated last line: the write was cut
+        return None, "cut short (no newline at its end)"
     try:
         row = orjson.loads(line)
     except orjson.JSONDecodeError:
         try:
             row = json.loads(line)  # NaN and other values json accepts and orjson does not
         except ValueError:
-            return None
-    return row if isinstance(row, dict) else None
+            return None, "not JSON"
+    if not isinstance(row, dict):
+        return None, f"{_shown(row)}, not a JSON object"
+    return row, ""
+
+
+@dataclass(frozen=True)
+class LinesRead:
+    """The records of a JSON-lines file that fit, and the lines that do not, as they were."""
+
+    rows: list[dict[str, Any]]
+    good: list[bytes]
+    damaged: list[bytes]
+    first_problem: str | None  # "line 3: correct is 'maybe', not true or false or null"
+
+
+def read_lines(path: Path, problem: Callable[[dict[str, Any], str], str | None]) -> LinesRead:
+    """Every line of `path` that is a JSON object for which `problem(row, where)` says None; the
+    others are set aside (blank lines are skipped). `problem` may raise to refuse the whole file."""
+    data = path.read_bytes()
+    data = data.removeprefix(BOM)
+    rows: list[dict[str, Any]] = []
+    good: list[bytes] = []
+    damaged: list[bytes] = []
+    first: str | None = None
+    for number, line in enumerate(data.splitlines(keepends=True), 1):
+        if not line.strip():
+            continue
+        row, why = parsed_line(line)
+        if row is not None:
+            why = problem(row, f"{path} line {number}") or ""
+        if row is not None and not why:
+            rows.append(row)
+            good.append(line)
+        else:
+            damaged.append(line if line.endswith(b"\n") else line + b"\n")
+            first = first or f"line {number}: {why}"
+    return LinesRead(rows, good, damaged, first)
+
+
+@dataclass(frozen=True)
+class RowsRead:
+    rows: list[dict[str, Any]]
+    damaged: int  # lines that are not a whole row: not JSON (a cut write, a damaged disk) or not a cell
+    first_problem: str | None = None  # the first of them and why
 
 
 def read_rows(run_dir: Path, repair: bool = False, missing_ok: bool = False) -> RowsRead:
     """The rows of a run's results.jsonl, every complete one wherever it is; a damaged line (cut
-    short by a crash, or corrupted) is skipped and counted, never the rows after it. With `repair`,
-    damaged lines are moved to results.damaged.jsonl (appended, so nothing is lost) and the file is
-    rewritten without them, so appending goes on cleanly. With `missing_ok`, a run that stopped
-    before its first row (no results.jsonl yet) has no rows instead of being an error."""
+    short by a crash, corrupted, or a row whose fields are not of the record's types) is skipped and
+    counted, never the rows after it. With `repair`, damaged lines are moved to results.damaged.jsonl
+    (appended, so nothing is lost) and the file is rewritten without them, so appending goes on
+    cleanly. With `missing_ok`, a run that stopped before its first row (no results.jsonl yet) has
+    no rows instead of being an error. A row of a newer schema refuses the whole run (NewerRun),
+    before anything is moved."""
     path = Path(run_dir) / "results.jsonl"
     if not path.is_file():
         if missing_ok and Path(run_dir).is_dir():
             return RowsRead([], 0)
         raise FileNotFoundError(f"no results.jsonl in {run_dir}")
-    rows, good, damaged = [], [], []
-    for line in path.read_bytes().splitlines(keepends=True):
-        if not line.strip():
-            continue
-        row = _parsed(line)
-        if row is None:
-            damaged.append(line if line.endswith(b"\n") else line + b"\n")
-        else:
-            rows.append(row)
-            good.append(line)
-    if repair and damaged:
+    read = read_lines(path, row_problem)
+    if repair and read.damaged:
         with (Path(run_dir) / DAMAGED_FILE).open("ab") as aside:
-            aside.write(b"".join(damaged))
+            aside.write(b"".join(read.damaged))
         temporary = path.with_suffix(".jsonl.tmp")
-        temporary.write_bytes(b"".join(good))
+        temporary.write_bytes(b"".join(read.good))
         temporary.replace(path)  # atomic: a crash leaves the old file or the new one, whole
-    return RowsRead(rows, len(damaged))
+    return RowsRead(read.rows, len(read.damaged), read.first_problem)
 
 
 def load_rows(run_dir: Path, repair: bool = False) -> list[dict[str, Any]]:
@@ -266,12 +492,16 @@ class Run:
     summary: dict[str, Any] | None
     damaged: int = 0  # lines set aside as damaged (see `read_rows`)
     duplicates: int = 0  # rows of a cell already read (two processes wrote one run): ignored
+    first_problem: str | None = None  # the first damaged line and why
 
     def problems(self) -> str | None:
         """One line on what was set aside, or None."""
         said = []
         if self.damaged:
-            said.append(f"{self.damaged} damaged line(s) of results.jsonl skipped (kept in {DAMAGED_FILE})")
+            said.append(
+                f"{self.damaged} damaged line(s) of results.jsonl skipped (kept in {DAMAGED_FILE}); "
+                f"the first, {self.first_problem}"
+            )
         if self.duplicates:
             said.append(f"{self.duplicates} duplicate row(s) of cells already read ignored")
         return "; ".join(said) or None
@@ -282,20 +512,26 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
     counts once: a second row for a cell already read is ignored and counted."""
     run_dir = Path(run_dir)
     read = read_rows(run_dir, repair, missing_ok)
-    config = read_json(run_dir / "config.json") or {}
+    config = _object(read_json(run_dir / "config.json")) or {}
+    base_seed = config.get("base_seed")
     results: list[CellResult] = []
     seen: set[tuple[str, str, str, str, int, int]] = set()
     for row in read.rows:
         result = CellResult.from_row(row)
         if not result.question and "question" not in row:
-            result = _question_from_seed(result, int(config.get("base_seed", 0) or 0))
+            result = _question_from_seed(result, base_seed if type(base_seed) is int else 0)
         if result.cell not in seen:
             seen.add(result.cell)
             results.append(result)
     return Run(
-        run_dir, results, config, read_json(run_dir / "summary.json"), read.damaged,
-        len(read.rows) - len(results),
+        run_dir, results, config, _object(read_json(run_dir / "summary.json")), read.damaged,
+        len(read.rows) - len(results), read.first_problem,
     )  # fmt: skip
+
+
+def _object(value: Any) -> dict[str, Any] | None:
+    """A JSON file's content when it is an object; anything else (a list, a number) is as damaged."""
+    return value if isinstance(value, dict) else None
 
 
 def _question_from_seed(result: CellResult, base_seed: int) -> CellResult:

@@ -12,6 +12,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from isodyn.analysis.metrics import GROUP
+from isodyn.textsafe import visible
 
 
 def _png(draw: Callable[[Axes], None], size: tuple[float, float]) -> bytes:
@@ -24,8 +25,14 @@ def _png(draw: Callable[[Axes], None], size: tuple[float, float]) -> bytes:
     return buffer.getvalue()
 
 
+def label(value: object) -> str:
+    """Untrusted text as a plot label: controls shown, and `$` escaped so matplotlib never parses
+    a model name as mathtext (an unbalanced `$\\frac{` would stop the whole report)."""
+    return visible(str(value)).replace("$", r"\$")
+
+
 def series_label(record: dict) -> str:
-    return " / ".join(str(record[c]) for c in GROUP)
+    return label(" / ".join(str(record[c]) for c in GROUP))
 
 
 def _error_bars(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -46,8 +53,10 @@ def accuracy_by_topic(table: pd.DataFrame) -> bytes:
             group = group.set_index("topic").reindex(topics)
             value, err = _error_bars(group.reset_index(), "A_avg")
             x = np.arange(len(topics)) + (i - (len(series) - 1) / 2) * width
-            ax.errorbar(x, 100 * value, yerr=100 * err, fmt="o", capsize=3, label=" / ".join(map(str, key)))
-        ax.set_xticks(np.arange(len(topics)), topics, rotation=30, ha="right")
+            ax.errorbar(
+                x, 100 * value, yerr=100 * err, fmt="o", capsize=3, label=label(" / ".join(map(str, key)))
+            )
+        ax.set_xticks(np.arange(len(topics)), [label(t) for t in topics], rotation=30, ha="right")
         ax.set_ylabel("A_avg (%)")
         ax.set_ylim(-5, 105)
         ax.grid(axis="y", alpha=0.3)
@@ -82,9 +91,9 @@ def modality_gaps(gaps: pd.DataFrame) -> bytes:
         width = 0.8 / max(len(pivot.columns), 1)
         for i, model in enumerate(pivot.columns):
             x = np.arange(len(pivot.index)) + (i - (len(pivot.columns) - 1) / 2) * width
-            ax.bar(x, pivot[model].to_numpy(float), width=width, label=str(model))
+            ax.bar(x, pivot[model].to_numpy(float), width=width, label=label(model))
         ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_xticks(np.arange(len(pivot.index)), pivot.index, rotation=20, ha="right")
+        ax.set_xticks(np.arange(len(pivot.index)), [label(t) for t in pivot.index], rotation=20, ha="right")
         ax.set_ylabel("text - image (points)")
         ax.set_title("Modality gap on the same items")
         ax.legend(fontsize=7)
@@ -97,12 +106,14 @@ def error_types(distribution: pd.DataFrame, label_columns: list[str]) -> bytes:
     kinds = [c for c in distribution.columns if c not in [*label_columns, "judged"]]
 
     def draw(ax: Axes) -> None:
-        labels = [" / ".join(str(r[c]) for c in label_columns) for r in distribution.to_dict("records")]
+        labels = [
+            label(" / ".join(str(r[c]) for c in label_columns)) for r in distribution.to_dict("records")
+        ]
         totals = distribution[kinds].sum(axis=1).replace(0, 1).to_numpy(float)
         left = np.zeros(len(distribution))
         for kind in kinds:
             share = distribution[kind].to_numpy(float) / totals * 100
-            ax.barh(labels, share, left=left, label=kind)
+            ax.barh(labels, share, left=left, label=label(kind))
             left += share
         ax.set_xlabel("share of judged solutions (%)")
         ax.set_title("First wrong step by error type")
@@ -121,7 +132,7 @@ def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
         bins = [i - 0.5 for i in range(most + 2)]
         for key, group in series:
             counts = group.groupby("seed_id")["correct"].sum()
-            ax.hist(counts, bins=bins, histtype="step", linewidth=1.5, label=" / ".join(map(str, key)))
+            ax.hist(counts, bins=bins, histtype="step", linewidth=1.5, label=label(" / ".join(map(str, key))))
         ax.set_xlabel("variants answered correctly")
         ax.set_ylabel("seeds")
         ax.set_xticks(range(most + 1))
@@ -142,7 +153,7 @@ def forest(comparisons: pd.DataFrame) -> bytes:
         high = np.array([r["high"] for r in records]) * 100
         ax.errorbar(diff, y, xerr=np.vstack([diff - low, high - diff]), fmt="o", capsize=3)
         ax.axvline(0, color="black", linewidth=0.8)
-        ax.set_yticks(y, [f"{r['a']} vs {r['b']} ({r['context']})" for r in records], fontsize=8)
+        ax.set_yticks(y, [label(f"{r['a']} vs {r['b']} ({r['context']})") for r in records], fontsize=8)
         ax.set_xlabel("difference in accuracy (points), A - B")
         ax.set_title("Paired comparisons (cluster bootstrap intervals)")
         ax.grid(axis="x", alpha=0.3)

@@ -6,7 +6,8 @@ Everything is computed by pure functions into a `ReportContent`; only `write_rep
 from __future__ import annotations
 
 import base64
-import json
+import os
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -15,13 +16,16 @@ from typing import Any
 
 import jinja2
 import numpy as np
+import orjson
 import pandas as pd
+from markupsafe import Markup
 
 from isodyn.analysis.grading import ambiguous_examples
-from isodyn.analysis.markdown import markdown_table
+from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
 from isodyn.results import CellResult, read_json, results_frame
+from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
 
 WRONG_SAMPLES = 5
 
@@ -86,6 +90,30 @@ def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
     return samples
 
 
+def _surrogates_shown(value: Any) -> Any:
+    """A JSON-like value with each lone surrogate in its strings written as `<U+D800>`."""
+    if isinstance(value, str):
+        return visible(value, keep="".join(set(value) - _SURROGATES))
+    if isinstance(value, dict):
+        return {key: _surrogates_shown(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_surrogates_shown(item) for item in value]
+    return value
+
+
+_SURROGATES = {chr(code) for code in range(0xD800, 0xE000)}
+
+
+def encodable(result: CellResult) -> CellResult:
+    """`result` as is, or, when a string in it holds a lone surrogate (which no UTF-8 table or file
+    can take), a copy with each one shown: one bad reply must not stop the whole report."""
+    try:
+        orjson.dumps(result)  # fast, and refuses exactly the strings that would fail later
+    except TypeError:
+        return CellResult.from_row(_surrogates_shown(result.to_row()))
+    return result
+
+
 def build_report(
     results: Sequence[CellResult],
     summary: dict[str, Any] | None,
@@ -95,6 +123,7 @@ def build_report(
     process: list[dict[str, Any]] | None = None,
 ) -> ReportContent:
     """The report of a run: every registered metric section (`analysis.sections`), in order."""
+    results = [encodable(result) for result in results]
     frame = results_frame(results)
     inputs = ReportInputs(results, frame, graded_cells(frame), bootstrap, process)
     tables: list[tuple[str, str, pd.DataFrame]] = []
@@ -114,47 +143,114 @@ def build_report(
     )
 
 
+class MarkdownSafe(str):
+    """Markdown our own code built from escaped pieces (a table, a code block): written as is."""
+
+
+class UnsafeOutputError(ValueError):
+    """A report file would be written outside its folder (a link leading out, or figures/ a link)."""
+
+
+def _markdown_value(value: Any) -> str:
+    # The Markdown template's autoescape: every {{ value }} is inline text unless built as Markdown.
+    return value if isinstance(value, MarkdownSafe) else markdown_text(str(value))
+
+
+def _html_value(value: Any) -> Any:
+    # Runs before autoescaping: untrusted text also gets its controls and bidi overrides shown.
+    return value if isinstance(value, Markup) else block_text(str(value))
+
+
 @cache
-def _templates() -> jinja2.Environment:
-    return jinja2.Environment(
+def _templates(kind: str) -> jinja2.Environment:
+    """The environment for `kind` ("html" or "md"); both escape every value they are given."""
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("isodyn.analysis", "templates"),
-        autoescape=jinja2.select_autoescape(["html"]),
+        autoescape=kind == "html",  # every HTML template; select_autoescape never saw ".html.j2"
+        finalize=_html_value if kind == "html" else _markdown_value,
         undefined=jinja2.StrictUndefined,
     )
+    environment.filters["code_block"] = lambda text: MarkdownSafe(code_block(str(text)))
+    environment.filters["code_span"] = lambda text: MarkdownSafe(code_span(str(text)))
+    return environment
 
 
 def render_markdown(content: ReportContent) -> str:
-    tables = [(title, caption, markdown_table(table)) for title, caption, table in content.tables]
-    return _templates().get_template("report.md.j2").render(content=content, tables=tables).strip() + "\n"
+    tables = [
+        (title, caption, MarkdownSafe(markdown_table(table))) for title, caption, table in content.tables
+    ]
+    text = _templates("md").get_template("report.md.j2").render(content=content, tables=tables)
+    return terminal_text(text.strip() + "\n")  # what is printed to a terminal is safe there too
 
 
 def render_html(content: ReportContent) -> str:
-    tables = [
-        (title, caption, table.to_html(index=False, border=0, classes="table", na_rep="–"))
-        for title, caption, table in content.tables
-    ]
+    tables = [(title, caption, html_table(table)) for title, caption, table in content.tables]
     images = {name: base64.b64encode(png).decode("ascii") for name, (_, png) in content.figures.items()}
-    return _templates().get_template("report.html.j2").render(content=content, tables=tables, images=images)
+    return (
+        _templates("html")
+        .get_template("report.html.j2")
+        .render(content=content, tables=tables, images=images)
+    )
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to a new file beside `path`, then swap it in with os.replace: a symbolic link at
+    `path` is replaced itself, never written through, and a reader never sees half a file."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # O_EXCL: never open something already there (a planted link); mode 0o666 minus the umask,
+    # as write_text gives (mkstemp's 0o600 would hide a shared run's report from its other users).
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    handle = os.open(temporary, flags, 0o666)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _encoded(text: str) -> bytes:
+    # A lone surrogate that slipped past the templates is written as \udXXX instead of crashing.
+    return text.encode("utf-8", "backslashreplace")
+
+
+def checked_targets(directory: Path, names: Sequence[str]) -> list[Path]:
+    """`directory / name` for each name, after refusing any that leads out of `directory`."""
+    root = directory.resolve()
+    figures = directory / "figures"
+    if figures.is_symlink():
+        raise UnsafeOutputError(
+            f"refusing to write figures through the symbolic link {visible(str(figures))}"
+        )
+    targets = [directory / name for name in names]
+    for target in targets:
+        if not target.resolve().is_relative_to(root):
+            raise UnsafeOutputError(
+                f"refusing to write {visible(str(target))}: it leads outside {visible(str(directory))}"
+            )
+    return targets
 
 
 def write_content(directory: Path, content: ReportContent, stem: str) -> Path:
-    """`stem`.md with figures/*.png beside it, and a standalone `stem`.html; returns the Markdown path."""
-    figures = directory / "figures"
-    figures.mkdir(exist_ok=True)
-    for name, (_, png) in content.figures.items():
-        (figures / f"{name}.png").write_bytes(png)
-    (directory / f"{stem}.html").write_text(render_html(content), encoding="utf-8")
-    path = directory / f"{stem}.md"
-    path.write_text(render_markdown(content), encoding="utf-8")
+    """`stem`.md with figures/*.png beside it, and a standalone `stem`.html; returns the Markdown path.
+    Raises UnsafeOutputError, before writing anything, when a target leads out of `directory`."""
+    pngs = [f"figures/{name}.png" for name in content.figures]
+    *figure_paths, html_path, path = checked_targets(directory, [*pngs, f"{stem}.html", f"{stem}.md"])
+    (directory / "figures").mkdir(exist_ok=True)
+    for target, (_, png) in zip(figure_paths, content.figures.values(), strict=True):
+        write_atomic(target, png)
+    write_atomic(html_path, _encoded(render_html(content)))
+    write_atomic(path, _encoded(render_markdown(content)))
     return path
 
 
 def write_report(run_dir: Path, results: Sequence[CellResult], bootstrap: Bootstrap = Bootstrap()) -> Path:  # noqa: B008
     """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path."""
-    process_path = run_dir / "process.jsonl"
-    process = None
-    if process_path.is_file():
-        process = [json.loads(line) for line in process_path.read_text().splitlines()]
+    checked_targets(run_dir, ["report.html", "report.md"])  # refuse before the minutes of work
+    from isodyn.analysis.process import read_judgements  # damaged lines skipped (the CLI says so)
+
+    process = read_judgements(run_dir / "process.jsonl").records or None
     summary, config = read_json(run_dir / "summary.json"), read_json(run_dir / "config.json")
     content = build_report(results, summary, config, run_dir.name, bootstrap, process)
     return write_content(run_dir, content, "report")

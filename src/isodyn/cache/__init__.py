@@ -12,6 +12,11 @@ The key is the SHA-256 of a canonical JSON document holding everything that shap
 - `version`: bumped when the key layout changes.
 
 API keys are never part of a request, a key or a stored value.
+
+A reply enters the record through `clean_reply`: a lone surrogate (which JSON can carry as
+`"\\ud800"`, and which UTF-8 cannot encode) becomes U+FFFD, so the row, the log and the cache take it.
+A reply that cannot be stored (a full disk, a read-only folder) is not lost: `put` says so once, on
+stderr, counts it, and the caller keeps the reply (the runner writes it to the cell's row).
 """
 
 from __future__ import annotations
@@ -19,8 +24,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
+import sqlite3
+import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -48,6 +56,20 @@ class Reply:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD (every other character kept)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def clean_reply(reply: Reply) -> Reply:
+    """The reply as the record holds it: text that UTF-8 can encode."""
+    text = clean_text(reply.text)
+    return reply if text is reply.text else replace(reply, text=text)
 
 
 def hash_images(value: Any) -> Any:
@@ -93,17 +115,39 @@ class ResponseCache:
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory)
         self._store = open_store(self.directory)
+        self.unstored = 0  # replies that could not be stored
+        self.write_error: str | None = None  # why the first of them could not
 
     def get(self, key: str) -> Reply | None:
         value = self._store.get(key)
         if value is None:
             return None
-        return Reply(value["text"], value["prompt_tokens"], value["completion_tokens"], value["cost_usd"],
-                     value["latency_s"])  # fmt: skip
+        # cleaned here too: a store written before `clean_reply` may hold a lone surrogate
+        return Reply(clean_text(value["text"]), value["prompt_tokens"], value["completion_tokens"],
+                     value["cost_usd"], value["latency_s"])  # fmt: skip
 
-    def put(self, key: str, reply: Reply) -> None:
+    def put(self, key: str, reply: Reply) -> bool:
+        """Store a reply; False when the store cannot take it (said once per cache, not per reply):
+        the reply was paid for, so failing to keep a copy must not cost the caller the reply."""
         # `stored_at` lets `exp cache prune` drop old replies; it is not part of the reply.
-        self._store.set(key, {**asdict(reply), "stored_at": time.time()})
+        try:
+            self._store.set(key, {**asdict(clean_reply(reply)), "stored_at": time.time()})
+        except (OSError, sqlite3.Error) as exc:
+            self._failed(exc)
+            return False
+        return True
+
+    def _failed(self, exc: BaseException) -> None:
+        self.unstored += 1
+        if self.write_error is None:
+            self.write_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            sys.stderr.write(
+                f"warning: cannot store replies in the cache {self.directory} ({self.write_error}); "
+                "each reply received is kept with its result instead (said once)\n"
+            )
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._store
 
     def volume(self) -> int:
         return self._store.volume()

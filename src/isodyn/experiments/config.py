@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,14 @@ from isodyn.models.local import DEFAULT_MODEL
 
 class ConfigError(ValueError):
     """Bad user input; the message is a single line naming the problem and the valid choices."""
+
+
+class SecretValueError(ConfigError):
+    """A value refused because it holds a secret: the error shows `masked`, never the value."""
+
+    def __init__(self, message: str, masked: str) -> None:
+        super().__init__(message)
+        self.masked = masked
 
 
 def default_cache_dir() -> Path:
@@ -57,6 +67,13 @@ class ExperimentConfig:
     # How short model names were resolved: (name, litellm id, "yes"/"no"/"" reads images, source),
     # for messages and vision facts; `models` and `describer` already hold the litellm ids.
     aliases: tuple[tuple[str, str, str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        # Every float setting, however it was set (parsed, replaced, built in code): a NaN would turn
+        # a comparison (the budget's) off, and json.dumps would write it as NaN, which is not JSON.
+        for name, value in self.__dict__.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(f"{name} must be a finite number, not {value}")
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self)}
@@ -102,10 +119,35 @@ def bounded_int(low: int, high: int) -> Any:
     return parse
 
 
-def positive_float(value: str) -> float:
+def finite_float(value: str) -> float:
+    """float(), less nan and inf (`1e309` is inf): a float setting is always an ordinary number."""
     number = float(value)
-    if not number > 0 or number != number or number == float("inf"):
+    if not math.isfinite(number):
+        raise ConfigError("must be a finite number")
+    return number
+
+
+def positive_float(value: str) -> float:
+    number = finite_float(value)
+    if not number > 0:
         raise ConfigError("must be a number above zero")
+    return number
+
+
+def _per_minute(value: str) -> float:
+    number = positive_int(value)
+    if number > 10**12:  # float() of a 400-digit number raises OverflowError, not a ValueError
+        raise ConfigError("must be at most 1,000,000,000,000")
+    return float(number)
+
+
+MAX_TIMEOUT_S = 86_400.0  # a day: beyond it a call is not waited for, it is lost
+
+
+def _timeout(value: str) -> float:
+    number = positive_float(value)
+    if number > MAX_TIMEOUT_S:
+        raise ConfigError(f"must be at most {MAX_TIMEOUT_S:,.0f} seconds")
     return number
 
 
@@ -115,7 +157,17 @@ def _env_name(value: str) -> str:
         raise ConfigError("must be the name of an environment variable, e.g. MY_SERVER_KEY")
     if value not in os.environ:
         raise ConfigError(f"the environment variable {value} is not set")
+    _check_key(value, os.environ[value])
     return value
+
+
+def _check_key(name: str, key: str) -> None:
+    """A key goes into an HTTP header: a line break there would add headers of its own (the value is
+    never quoted in the message)."""
+    if not key.strip():
+        raise ConfigError(f"the environment variable {name} is empty")
+    if any(ch.isspace() or not ch.isprintable() for ch in key):
+        raise ConfigError(f"the value of {name} holds a space, line break or control character")
 
 
 def _api_base(value: str) -> str:
@@ -123,7 +175,40 @@ def _api_base(value: str) -> str:
     stripped = value.strip().rstrip("/")
     if not stripped:
         raise ConfigError("must name a server, e.g. http://127.0.0.1:8000/v1")
+    check_server_address(stripped)
     return stripped
+
+
+def check_server_address(address: str) -> None:
+    """Refuse at once what would fail (or leak) only at the first call: another scheme, no host, a
+    port that is no port, a user name or password (it would be saved with the settings)."""
+    from urllib.parse import urlsplit
+
+    def refuse(why: str) -> ConfigError:
+        return ConfigError(f"is not a server address ({why}); write it as http://HOST:PORT/v1")
+
+    if any(ch.isspace() for ch in address):
+        raise refuse("it holds a space or line break")
+    try:
+        parts = urlsplit(address)
+        port = parts.port  # ValueError when not a number from 0 to 65535
+    except ValueError as exc:
+        raise refuse(str(exc)) from None
+    if parts.username is not None or parts.password is not None:
+        masked = parts._replace(netloc=f"***@{parts.netloc.rpartition('@')[2]}").geturl()
+        raise SecretValueError(
+            "a user name or password in the address is refused, and not saved; put the key in an "
+            "environment variable and name it with api_key_env",
+            masked,
+        )
+    if parts.scheme not in ("http", "https"):
+        raise refuse(f"the scheme must be http or https, not {parts.scheme or 'none'!r}")
+    if not parts.hostname:
+        raise refuse("it names no host")
+    if port == 0:
+        raise refuse("port 0 is no server's port")
+    if parts.query or parts.fragment:
+        raise refuse("it has a ?query or #fragment")
 
 
 def _boolean(value: str) -> bool:
@@ -159,7 +244,7 @@ def vision_override(config: ExperimentConfig, model: str) -> str:
 
 
 def _temperature(value: str) -> float:
-    number = float(value)
+    number = finite_float(value)
     if not 0.0 <= number <= 2.0:
         raise ConfigError("must be between 0 and 2")
     return number
@@ -189,10 +274,10 @@ _PARSERS = {
     "describer": str,
     "vision": _vision,
     "concurrency": bounded_int(1, 1_000),
-    "rpm": lambda v: float(positive_int(v)),
-    "tpm": lambda v: float(positive_int(v)),
+    "rpm": _per_minute,
+    "tpm": _per_minute,
     "max_retries": bounded_int(0, 50),
-    "timeout": positive_float,
+    "timeout": _timeout,
     "max_cost": lambda v: non_negative_float(v.lstrip("$")),
     "dry_run": _boolean,
     "out": Path,
@@ -218,10 +303,36 @@ def parse_key_values(
         if key not in parsers:
             raise ConfigError(f"unknown setting {key!r}; valid: {', '.join(parsers)}")
         try:
-            values[key] = parsers[key](value.strip())
+            values[key] = parsers[key](_printable(value.strip()))
+        except SecretValueError as exc:
+            raise ConfigError(f"bad value for {key}: {exc.masked!r} ({exc})") from None
         except (ValueError, ConfigError) as exc:
             raise ConfigError(f"bad value for {key}: {value!r} ({exc})") from exc
     return values
+
+
+def _printable(value: str) -> str:
+    """No setting holds a line break or another control character: in a model name, a path or an
+    address one would forge a header, a log line or a file name."""
+    if any(unicodedata.category(ch) in ("Cc", "Zl", "Zp") for ch in value):
+        raise ConfigError("holds a line break or another control character")
+    return value
+
+
+def read_study(path: Path) -> str:
+    """A study file's text: a regular file (a FIFO or /dev/zero is refused, never waited on or read
+    without end) within the study bound (ISODYN_MAX_STUDY_MB, 1 MB by default)."""
+    from isodyn.generators.contained import ReleaseError, limits, read_bounded
+
+    if not path.exists():
+        raise ConfigError(f"study file {path} does not exist")
+    try:
+        data = read_bounded(path, limits().study_bytes, f"study file {path}", "study_bytes")
+        return data.decode("utf-8")
+    except ReleaseError as exc:
+        raise ConfigError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc})") from None
 
 
 def study_words(path: Path) -> list[str]:
@@ -229,13 +340,11 @@ def study_words(path: Path) -> list[str]:
     them. Keys are the settings of `exp run` (lists for models, strategies, modalities, seeds)."""
     import tomllib
 
+    text = read_study(path)
     try:
-        text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
-    except FileNotFoundError:
-        raise ConfigError(f"study file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deep to read") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     words = []
@@ -259,6 +368,28 @@ def study_words(path: Path) -> list[str]:
 
 
 _LIST_SETTINGS = frozenset({"models", "strategies", "modalities", "seeds"})
+
+
+def _given(words: list[str], name: str) -> bool:
+    return any(word.partition("=")[0].strip() == name for word in words)
+
+
+def refuse_study_key(study: Path, from_study: list[str], typed: list[str], config: ExperimentConfig) -> None:
+    """A shared study file that names a server must not send it the user's key unnoticed: refuse
+    unless the server is the user's own (api_base typed) or the user trusts the file
+    (`--trust-study`, which skips this check)."""
+    from urllib.parse import urlsplit
+
+    if not _given(from_study, "api_base") or _given(typed, "api_base"):
+        return
+    if config.api_base is None or config.api_key_env is None:
+        return
+    host = urlsplit(config.api_base).hostname
+    raise ConfigError(
+        f"{study} names the server {host} (api_base={config.api_base}), which would be sent the key in "
+        f"${config.api_key_env}; pass --trust-study if you trust this file, or give api_base= on the "
+        "command line"
+    )
 
 
 def _line_of(text: str, key: str) -> int | str:
@@ -343,7 +474,7 @@ def _resolve_model_names(values: dict[str, Any]) -> None:
 
 
 def non_negative_float(value: str) -> float:
-    number = float(value)
+    number = finite_float(value)
     if number < 0:
         raise ConfigError("must be zero or more")
     return number

@@ -4,7 +4,8 @@
   run of successes), requests and tokens per minute, and the pause a `Retry-After` asks for;
 - `call_with_retries`: transient failures (429, 5xx, timeouts, dropped connections, unreadable
   replies) are retried with exponential backoff and full jitter, up to a bound; anything else
-  (400, 401, content policy, ...) is final and recorded on the cell;
+  (400, 401, content policy, any other 4xx but 408, a request the client refused to send) is final
+  and recorded on the cell; a `Retry-After` is obeyed up to `min(timeout, 60 s)`;
 - `Budget`: `max_cost` stops new calls once spent + in-flight estimates would pass it;
 - `CachedClient`: replays from the cache, or calls and stores; counts calls, hits and cost;
 - `RunLog`: one JSON line per event (call, retry, error), with secrets redacted.
@@ -14,13 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.utils
 import functools
 import json
+import math
 import os
 import random
 import re
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -70,7 +74,42 @@ _MESSAGE_REASONS = (
 )
 
 
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """The exception and what it wraps (cause, context, litellm's `original_exception`)."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo and len(seen) < 32:
+        link = todo.pop()
+        if id(link) in seen:
+            continue
+        seen.add(id(link))
+        yield link
+        todo += [e for e in (link.__cause__, link.__context__, getattr(link, "original_exception", None))
+                 if isinstance(e, BaseException)]  # fmt: skip
+
+
+# What a client raises before a request leaves: a URL it cannot use, a header it will not send, an
+# argument it rejects (litellm wraps them as a 500, which would be retried as the server's fault).
+_LOCAL_CLASSES = frozenset(
+    {"InvalidURL", "UnsupportedProtocol", "LocalProtocolError", "InvalidUrlClientError"}
+)
+
+
+def refused_locally(exc: BaseException) -> bool:
+    """A litellm error caused by the client refusing the request (nothing was sent). Plain ValueError
+    and TypeError only: a reply that does not parse raises their subclasses (JSONDecodeError,
+    pydantic's ValidationError), and those are the server's."""
+    if not type(exc).__module__.startswith("litellm"):
+        return False  # raised by our own code after litellm returned: a request did leave
+    return any(
+        type(link) in (ValueError, TypeError) or any(c.__name__ in _LOCAL_CLASSES for c in type(link).__mro__)
+        for link in _chain(exc)
+    )
+
+
 def error_reason(exc: BaseException) -> str:
+    if refused_locally(exc):
+        return "error:client"
     for cls in type(exc).__mro__:
         if cls.__name__ in _ERROR_REASONS:
             reason = _ERROR_REASONS[cls.__name__]
@@ -82,46 +121,98 @@ def error_reason(exc: BaseException) -> str:
 
 
 def is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, BudgetExhausted):
-        return False
+    if isinstance(exc, BudgetExhausted) or refused_locally(exc):
+        return False  # the same request would be refused again, and nothing was sent
     status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and 400 <= status < 500 and status not in (408, 429):
+        return False  # the server read the request and said no: asking again changes nothing
     if isinstance(status, int) and status >= 500:
         return True
     return error_reason(exc).removeprefix("error:") in _TRANSIENT
 
 
+RETRY_AFTER_MAX_S = 60.0  # the longest pause a server's Retry-After can ask for (and `timeout`)
+
+
 def retry_after_seconds(exc: BaseException) -> float | None:
-    """The server's `Retry-After` (seconds or HTTP date not supported: seconds only), if any."""
+    """The server's `Retry-After`, in seconds (a number or an HTTP date), uncapped; None when absent,
+    negative, not finite or not readable: such a header is ignored, the backoff applies."""
     for source in (
         getattr(exc, "litellm_response_headers", None),
         getattr(getattr(exc, "response", None), "headers", None),
     ):
-        if source is None:
-            continue
         try:
-            value = dict(source).get("retry-after") or dict(source).get("Retry-After")
+            items = list(dict(source).items()) if source is not None else []
         except (TypeError, ValueError):
             continue
-        if value is not None:
-            try:
-                return max(0.0, float(value))
-            except ValueError:
-                return None
+        for name, value in items:
+            if str(name).lower() == "retry-after":
+                return parse_retry_after(str(value))
     return None
+
+
+def parse_retry_after(value: str, now: float | None = None) -> float | None:
+    text = value.strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:  # an HTTP date; one in the past means "now"
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when.tzinfo is None:
+            return None  # RFC 9110 dates are GMT; one without a zone is not one
+        seconds = max(0.0, when.timestamp() - (time.time() if now is None else now))
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return seconds
+
+
+def capped_retry_after(exc: BaseException, limits: Limits) -> float | None:
+    """The pause a failure asks for, never longer than the call's timeout or RETRY_AFTER_MAX_S: a
+    server cannot stall a run beyond what `timeout` and `max_retries` allow."""
+    seconds = retry_after_seconds(exc)
+    return None if seconds is None else min(seconds, limits.retry_after_max_s, limits.timeout_s)
 
 
 # ---- secrets -------------------------------------------------------------------------------------
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
 _KEY_SHAPE = re.compile(r"\b(?:sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{12,}\b")
+# Variables named as holding a key (`api_key_env`): secret whatever their name says.
+_KEY_VARIABLES: set[str] = set()
+# Shorter values are not redacted: "EMPTY" or "none" (placeholder keys) would eat words of replies.
+_MIN_SECRET_CHARS = 8
+
+
+def treat_as_secret(variable: str | None) -> None:
+    """From now on, the value of `variable` is redacted from everything written, like any *_KEY."""
+    if variable:
+        _KEY_VARIABLES.add(variable)
+
+
+def _secrets() -> list[str]:
+    values = {
+        value
+        for name, value in os.environ.items()
+        if (name in _KEY_VARIABLES or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET_CHARS
+    }
+    # as written in JSON too (a quote or backslash is escaped there); longest first, so a secret
+    # holding another is removed whole
+    forms = values | {json.dumps(v, ensure_ascii=False)[1:-1] for v in values}
+    return sorted(forms, key=len, reverse=True)
+
+
+def redact_secrets(text: str) -> str:
+    """Remove the value of every key variable (by name or by `treat_as_secret`), and nothing else."""
+    for secret in _secrets():
+        text = text.replace(secret, "[REDACTED]")
+    return text
 
 
 def redact(text: str) -> str:
     """Remove every secret-looking environment value, and anything shaped like an API key."""
-    for name, value in os.environ.items():
-        if _SECRET_NAME.search(name) and len(value) >= 8:
-            text = text.replace(value, "[REDACTED]")
-    return _KEY_SHAPE.sub("[REDACTED]", text)
+    return _KEY_SHAPE.sub("[REDACTED]", redact_secrets(text))
 
 
 class RunLog:
@@ -134,7 +225,9 @@ class RunLog:
         if self._handle is None:
             return
         record = {"t": round(time.time(), 3), "event": kind, **fields}
-        self._handle.write(redact(json.dumps(record, ensure_ascii=False, default=str)) + "\n")
+        # strict JSON: a NaN here would be written as `NaN`, which no JSON reader accepts
+        line = json.dumps(record, ensure_ascii=False, default=str, allow_nan=False)
+        self._handle.write(redact(line) + "\n")
         self._handle.flush()
 
     def close(self) -> None:
@@ -154,6 +247,7 @@ class Limits:
     timeout_s: float = 120.0
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
+    retry_after_max_s: float = RETRY_AFTER_MAX_S
 
 
 class ModelGate:
@@ -286,7 +380,10 @@ async def call_litellm(
         kwargs["api_base"] = request.api_base
         kwargs["api_key"] = os.environ.get(api_key_env, "") if api_key_env else "no-key-required"
     if not is_local(request.model):
-        kwargs["max_retries"] = 0  # retries are ours (with the gate's backoff), not the SDK's
+        # retries are ours (with the gate's backoff and a capped Retry-After), neither the SDK's nor
+        # litellm's own wrapper's (num_retries, or litellm.num_retries if a library set it)
+        kwargs["max_retries"] = 0
+        kwargs["num_retries"] = 0
         if timeout_s:
             kwargs["timeout"] = timeout_s
     started = time.perf_counter()
@@ -297,6 +394,8 @@ async def call_litellm(
     if has_price(request.model):  # litellm's cost lookup is slow and raises for unpriced models
         with contextlib.suppress(Exception):
             cost = float(litellm.completion_cost(completion_response=response, model=request.model) or 0.0)
+    if not math.isfinite(cost):
+        cost = 0.0  # absurd usage figures from a server must not disable the budget or break JSON
     return Reply(
         text=response.choices[0].message.content or "",
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
@@ -330,6 +429,7 @@ class CachedClient:
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
         self._in_flight: dict[str, asyncio.Future[Reply]] = {}
+        treat_as_secret(self.api_key_env)  # its value is a key, whatever the variable is called
 
     def gate(self, model: str) -> ModelGate:
         if model not in self.gates:
@@ -386,7 +486,6 @@ class CachedClient:
             await gate.acquire(tokens)
             failure: Exception | None = None
             spent = 0.0
-            self.calls_made += 1  # every request sent counts, answered or not
             try:
                 call = call_litellm(request, self.limits.timeout_s, self.api_key_env)
                 # an in-process model is no network call: it is never timed out (it would retry)
@@ -400,9 +499,19 @@ class CachedClient:
             finally:
                 await gate.release()
                 self.budget.settle(estimate, spent)
+            if failure is not None and refused_locally(failure):
+                # nothing left this machine: not a call, and no use in retrying. Logged as
+                # "refused", not "error": a resumed run counts every "error" as a request sent.
+                self.log.event(
+                    "refused", model=request.model, key=key, attempt=attempt, reason=error_reason(failure),
+                    detail=str(failure)[:300],
+                )  # fmt: skip
+                raise failure
+            self.calls_made += 1  # every request sent counts, answered or not
             if failure is None:
                 gate.succeeded()
                 self.cost_usd += spent
+                reply = replace(reply, text=redact_secrets(reply.text))  # a server that echoes the key
                 self.log.event(
                     "call", model=request.model, key=key, attempt=attempt,
                     latency_s=round(reply.latency_s, 4), prompt_tokens=reply.prompt_tokens,
@@ -411,7 +520,7 @@ class CachedClient:
                 return reply
             reason = error_reason(failure)
             final = not is_transient(failure) or attempt == self.limits.max_retries
-            retry_after = retry_after_seconds(failure)
+            retry_after = capped_retry_after(failure, self.limits)
             if reason == "error:rate_limit":
                 gate.rate_limited(retry_after)
             wait = max(retry_after or 0.0, backoff_delay(attempt, self.limits, self._rng))

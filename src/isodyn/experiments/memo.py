@@ -19,6 +19,7 @@ never outlives the code that made it. The entries hold copies of replies, so `ex
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -90,8 +91,15 @@ class ReplayMemo:
     def get(self, cell: Cell) -> Replay | None:
         return self._store.get(self.key(cell))
 
-    def put(self, cell: Cell, replay: Replay) -> None:
-        self._store.set(self.key(cell), replay)
+    def put(self, cell: Cell, replay: Replay) -> bool:
+        """Remember a cell; False when the store cannot take it (a full disk, a read-only folder).
+        The memo only saves time (the replies are in the reply cache or the row), so a failed
+        write costs nothing and is not an error."""
+        try:
+            self._store.set(self.key(cell), replay)
+        except (OSError, sqlite3.Error):
+            return False
+        return True
 
     def clear(self) -> int:
         return self._store.clear()

@@ -6,10 +6,14 @@ Side effects live here (files, the cache, litellm); what a cell *means* comes fr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import hashlib
 import json
 import os
+import re
+import socket
+import sqlite3
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -19,7 +23,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from isodyn.cache import ModelRequest, Reply, ResponseCache, hash_images
+from isodyn.cache import ModelRequest, Reply, ResponseCache, cache_key, clean_reply, hash_images
+from isodyn.cache.stores import claim, store_conflict
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
 from isodyn.experiments.grid import MAX_CELLS, Cell, Grid, expand_grid, grid_size
@@ -136,6 +141,16 @@ def _checked_directory(path: Path, setting: str) -> None:
         raise ConfigError(f"{setting}={path}: cannot write in {existing}")
 
 
+def _checked_cache(root: Path) -> None:
+    """The cache's store names in `root` are free or isodyn's (checked only: a dry run writes nothing)."""
+    try:
+        conflict = store_conflict(root) if root.is_dir() else None
+    except OSError as exc:
+        raise ConfigError(f"cache_dir={root}: cannot read it ({exc.strerror or exc})") from None
+    if conflict:
+        raise ConfigError(f"cache_dir={root} is not an isodyn cache ({conflict}); name another folder")
+
+
 def _checked_vision(config: ExperimentConfig) -> None:
     """A list in vision= names models of the run (`vision=maybe` is a typo, not a model)."""
     if config.vision in ("auto", "yes", "no"):
@@ -153,6 +168,7 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     """Validate every name in the config; raise ConfigError or ModelError before anything is written."""
     _checked_directory(config.out, "out")
     _checked_directory(config.cache_dir, "cache_dir")
+    _checked_cache(config.cache_dir)
     _checked_vision(config)
     seeds = _checked_seeds(config)
     strategies = _checked_strategies(config)
@@ -221,10 +237,13 @@ def is_complete(run_dir: Path) -> bool:
 def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[CellResult]]:
     """The latest unfinished run with this identity (to resume, with its results), or a new directory."""
     identity = run_identity(config)
-    earlier = sorted(config.out.glob(f"*-{identity}")) if config.out.is_dir() else []
+    earlier = run_folders(config.out, identity)
     if resume and earlier and not is_complete(earlier[-1]):
-        # a run that stopped before its first row resumes with none; damaged lines are set aside
-        return earlier[-1], read_results(earlier[-1], repair=True, missing_ok=True).results
+        # Taken before the read: setting damaged lines aside rewrites results.jsonl, which another
+        # process (another cache_dir, so another run lock) may be appending to; it stops here.
+        with RunLock(earlier[-1] / ".lock"):
+            # a run that stopped before its first row resumes with none; damaged lines are set aside
+            return earlier[-1], read_results(earlier[-1], repair=True, missing_ok=True).results
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     run_dir = config.out / f"{stamp}-{identity}"
     while run_dir.exists():  # two runs in the same second
@@ -232,6 +251,16 @@ def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, l
         run_dir = config.out / f"{stamp}-{identity}"
     run_dir.mkdir(parents=True)
     return run_dir, []
+
+
+def run_folders(out: Path, identity: str) -> list[Path]:
+    """The run folders of an identity under `out`, oldest first. Only the names `open_run_dir` gives
+    (a stamp, an x per clash within a second, the identity) count: a folder whose name merely ends
+    in the identity (a user's `old-<identity>` backup) is never resumed into."""
+    if not out.is_dir():
+        return []
+    own = re.compile(rf"\d{{8}}-\d{{6}}x*-{re.escape(identity)}")
+    return sorted(p for p in out.iterdir() if own.fullmatch(p.name) and p.is_dir())
 
 
 def new_run_dir(config: ExperimentConfig) -> Path:
@@ -304,7 +333,7 @@ def _context(
         materials=materials,
         solver=ModelFacts(solver.name, solver.vision),
         describer=ModelFacts(describer.name, describer.vision) if describer else None,
-        complete=client.reply,
+        complete=_cleaned(client.reply),
         api_base=plan.config.api_base,
         generation={"temperature": plan.config.temperature, "max_tokens": plan.config.max_tokens},
         run_dir=run_dir,
@@ -350,15 +379,43 @@ async def _run_cell(
     except (CacheMiss, BudgetExhausted):
         raise
     except Exception as exc:  # a failed call is recorded on its cell; the run goes on
+        local = is_local_failure(exc)
         return CellResult(
             **{**facts, **_spent(tuple(Call.from_json(t) for t in transcript)), "cache_hit": None},
-            reason=error_reason(exc), error=redact(str(exc))[:500], notes=ctx.notes,
+            reason=LOCAL_FAILURE if local else error_reason(exc),
+            error=redact(f"{type(exc).__name__}: {exc}" if local else str(exc))[:500], notes=ctx.notes,
         )  # fmt: skip
     scored = ctx.scored_variant or variant
     if memo is not None:
         other = None if scored is variant else scored.to_json()
         memo.put(cell, Replay(variant, transcript, reply.text, ctx.notes, other))
     return _scored(facts, scored, reply.text, ctx.notes, transcript, plan.config.grader)
+
+
+# A cell that failed on this machine (disk, permissions, a store), not at the model: the run is not
+# complete, and resuming it runs the cell again, with every reply it had received reused.
+LOCAL_FAILURE = "error:local"
+
+
+def is_local_failure(exc: BaseException) -> bool:
+    """A failure of this machine's disk or files rather than of the model or the network (socket
+    errors, timeouts and refused connections are OSErrors too, and are not local)."""
+    if isinstance(exc, sqlite3.Error):
+        return True
+    network = (ConnectionError, TimeoutError, socket.gaierror, socket.herror)
+    return isinstance(exc, OSError) and not isinstance(exc, network)
+
+
+Complete = Callable[[ModelRequest], Awaitable[Reply]]
+
+
+def _cleaned(complete: Complete) -> Complete:
+    """A strategy's call outside the transcript (a description): its text goes into later prompts."""
+
+    async def cleaned(request: ModelRequest) -> Reply:
+        return clean_reply(await complete(request))
+
+    return cleaned
 
 
 def _scored(
@@ -426,6 +483,7 @@ async def _run_strategy(
         }
         transcript.append(entry)  # in call order, even if the call fails
         reply, key, hit = await backend(request, entry["messages"])
+        reply = clean_reply(reply)  # where a reply enters the record: text UTF-8 can encode
         entry.update(key=key, cache_hit=hit, response=reply.text, **_reply_fields(reply))
         return reply
 
@@ -540,11 +598,14 @@ async def _execute(
     plan: Plan, run_dir: Path, on_row: ProgressHook | None, done: list[CellResult] | None, started: float
 ) -> RunOutcome:
     config = plan.config
-    (run_dir / "config.json").write_text(json.dumps(config.to_json(), indent=2) + "\n")
+    claim(config.cache_dir)  # a run asks for a cache: the folder is marked as isodyn's
+    (run_dir / "config.json").write_text(json.dumps(config.to_json(), indent=2, allow_nan=False) + "\n")
     cache_store = ResponseCache(config.cache_dir / "responses")
     renders = RenderCache(config.cache_dir / "renders")
     memo = ReplayMemo(config.cache_dir, config)
     earlier = earlier_spending(run_dir / "log.jsonl", done or [])
+    received = _received(done or [], cache_store)
+    done = _without_local_failures(run_dir, done or [])
     log = RunLog(run_dir / "log.jsonl")
     client = CachedClient(
         cache_store, _limits(config), Budget(config.max_cost), log, api_key_env=config.api_key_env
@@ -557,11 +618,23 @@ async def _execute(
     undone = 0
     stopped: str | None = None
 
+    def reused(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool] | None:
+        """A reply an earlier process of this run received (held by its rows): never paid twice."""
+        if not received:
+            return None
+        key = cache_key(request, hashed)
+        if key not in received:
+            return None
+        client.cache_hits += 1
+        return received[key], key, True
+
     async def replayed(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
-        return await client.complete(request, replay_only=True, hashed_messages=hashed)
+        found = reused(request, hashed)
+        return found or await client.complete(request, replay_only=True, hashed_messages=hashed)
 
     async def live(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
-        return await client.complete(request, hashed_messages=hashed)
+        found = reused(request, hashed)
+        return found or await client.complete(request, hashed_messages=hashed)
 
     # The plan, the seeds and every imported module live until the end: take them out of the cyclic
     # collector's sight, or each full collection rescans them (a tenth of a cached rerun's time).
@@ -623,7 +696,8 @@ async def _execute(
         summary["max_cost"] = client.budget.limit_usd
     if stopped:
         summary["stopped"] = stopped
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    local_problem = _local_problem(results, cache_store, summary)
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
     log.event(
         "end", **{k: summary[k] for k in ("cells", "calls_made", "cache_hits", "left_undone", "cost_usd")}
     )
@@ -631,11 +705,78 @@ async def _execute(
     _remember_last_run(config.cache_dir, summary, run_dir)
     if stopped:
         raise ModelUnavailable(stopped)
+    if local_problem:
+        raise LocalFailure(local_problem)
     return RunOutcome(run_dir, summary, results)
 
 
 class ModelUnavailable(RuntimeError):
     """A model of the grid cannot be called at all; the cells that need it were left undone."""
+
+
+class LocalFailure(ModelUnavailable):
+    """Cells failed on this machine, or replies could not be cached: the run is not complete.
+    A ModelUnavailable so that `exp run` says it as it says that one: one line, finished cells
+    kept, exit 2."""
+
+
+def _received(done: list[CellResult], cache_store: ResponseCache) -> dict[str, Reply]:
+    """Every reply the resumed rows hold, by cache key; each one the cache lacks (it could not be
+    stored then) is stored now if it can be. The runner reuses these instead of asking again."""
+    received = {
+        call.key: Reply(
+            call.response, call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s
+        )
+        for result in done
+        for call in result.transcript
+        if call.key is not None and call.response is not None
+    }
+    for key, reply in received.items():
+        if key not in cache_store:
+            cache_store.put(key, reply)
+    return received
+
+
+def _without_local_failures(run_dir: Path, done: list[CellResult]) -> list[CellResult]:
+    """The resumed rows less the cells that failed on this machine, which run again; their rows
+    leave results.jsonl (rewritten whole, atomically) so each cell keeps one row."""
+    kept = [r for r in done if r.reason != LOCAL_FAILURE]
+    if len(kept) == len(done):
+        return done
+    path = run_dir / "results.jsonl"
+    lines = [line for line in path.read_bytes().splitlines(keepends=True) if not _is_local_row(line)]
+    temporary = path.with_suffix(".jsonl.tmp")
+    temporary.write_bytes(b"".join(lines))
+    temporary.replace(path)
+    return kept
+
+
+def _is_local_row(line: bytes) -> bool:
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and row.get("reason") == LOCAL_FAILURE
+
+
+def _local_problem(results: list[CellResult], cache_store: ResponseCache, summary: dict[str, Any]) -> str:
+    """One line on what failed on this machine ('' when nothing did); marks the summary incomplete."""
+    failed = [r for r in results if r.reason == LOCAL_FAILURE]
+    if not failed and not cache_store.unstored:
+        return ""
+    summary.update(complete=False, local_failures=len(failed), not_cached=cache_store.unstored)
+    said = []
+    if failed:
+        said.append(f"{len(failed)} cells failed on this machine ({failed[0].error})")
+    if cache_store.unstored:
+        said.append(
+            f"{cache_store.unstored} replies could not be stored in the cache ({cache_store.write_error}); "
+            "they are kept in results.jsonl"
+        )
+    return (
+        f"{' and '.join(said)}; the run is not complete: fix the disk or the permissions and run the "
+        "same command again (replies already received are reused, not paid for again)"
+    )
 
 
 def _unavailable(models: set[str], api_base: str | None) -> str | None:
@@ -656,7 +797,9 @@ def _remember_last_run(cache_dir: Path, summary: dict[str, Any], run_dir: Path) 
         "cache_hits": summary["cache_hits"],
         "hit_rate": summary["cache_hits"] / lookups if lookups else None,
     }
-    (cache_dir / "last_run.json").write_text(json.dumps(record, indent=2) + "\n")
+    # only for `exp cache stats`; a full or read-only cache folder is said elsewhere
+    with contextlib.suppress(OSError):
+        (cache_dir / "last_run.json").write_text(json.dumps(record, indent=2) + "\n")
 
 
 async def dry_run(plan: Plan) -> dict[str, Any]:

@@ -115,8 +115,27 @@ def _jobs(request: DatasetRequest) -> Iterator[tuple[str, int]]:
             yield seed_id, index
 
 
+def check_size(seeds: int, variants: int) -> None:
+    """ConfigError when seeds x variants passes the item bound (ISODYN_MAX_ITEMS, 100,000 by
+    default): every item is held in memory until items.jsonl is written, so `n=100000000` must stop
+    here, before any work, as the run grid stops at its bound."""
+    from isodyn.experiments.config import ConfigError
+    from isodyn.generators.contained import ReleaseError, limits
+
+    try:
+        most = limits().items
+    except ReleaseError as exc:
+        raise ConfigError(str(exc)) from None
+    if seeds * variants > most:
+        raise ConfigError(
+            f"{seeds:,} seeds x {variants:,} variants is {seeds * variants:,} items, more than {most:,}; "
+            "choose fewer seeds or variants, or raise ISODYN_MAX_ITEMS"
+        )
+
+
 def build_dataset(request: DatasetRequest) -> dict[str, Any]:
     """Write the dataset; returns counts (items, images, per-answer counts per seed)."""
+    check_size(len(request.seed_ids), request.variants)
     (request.out / "images").mkdir(parents=True, exist_ok=True)
     jobs = list(_jobs(request))
     cache_dir = str(request.cache_dir) if request.cache_dir else None

@@ -56,6 +56,7 @@ from typing import Any
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
 from isodyn.generators.base import SeedProgram
+from isodyn.generators.contained import check_image, check_value, contained, limits, read_bounded
 from isodyn.generators.release import (
     _ANSWER_TYPES,
     _LEVELS,
@@ -185,9 +186,14 @@ def _scan(path: Path) -> _Scan:
     classes: list[ProgramClass] = []
     problems: list[tuple[Path, str]] = []
     for file in files:
-        stat = file.stat()
         try:
+            if path.is_dir():  # a program linked from outside the folder is not read
+                contained(path, file, str(path))
+            stat = file.stat()
             found = _scan_file(file.resolve(), stat.st_mtime_ns, stat.st_size)
+        except ReleaseError as exc:
+            problems.append((file, _one_line(str(exc))))
+            continue
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError) as exc:
             where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
             problems.append((file, _one_line(f"{type(exc).__name__}: {exc}{where}")))
@@ -199,7 +205,7 @@ def _scan(path: Path) -> _Scan:
 @lru_cache(maxsize=256)
 def _scan_file(file: Path, mtime_ns: int, size: int) -> tuple[ProgramClass, ...]:
     """The file's top-level `Q<number>` classes (parsed once per version of the file)."""
-    tree = ast.parse(file.read_bytes(), filename=str(file))
+    tree = ast.parse(_read_program(file), filename=str(file))
     by_name: dict[str, ProgramClass] = {}  # a class defined twice: the later one, as Python does
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and (match := _CLASS_NAME.fullmatch(node.name)):
@@ -410,6 +416,8 @@ class ProgramSeed(SeedProgram):
             return cached
         timeout = TIMEOUT_SECONDS if self.timeout is None else self.timeout
         report, png = run_program(source, self.program.class_name, self.seed_id, index, base_seed, timeout)
+        for name in ("query", "answer", *_META):  # a program's text goes into prompts: bounded too
+            check_value(str(report[name]), limits().text_chars, f"{self.where} variant {index} {name}")
         image_sha = hashlib.sha256(png).hexdigest()
         run = _Run(
             query=str(report["query"]),
@@ -434,7 +442,12 @@ def _file_sha256(file: Path) -> str:
 
 @lru_cache(maxsize=256)
 def _sha256_of(file: Path, mtime_ns: int, size: int) -> str:
-    return hashlib.sha256(file.read_bytes()).hexdigest()
+    return hashlib.sha256(_read_program(file)).hexdigest()
+
+
+def _read_program(file: Path) -> bytes:
+    """A program file's bytes, within the data-file bound (a regular file: a FIFO is not waited on)."""
+    return read_bounded(file, limits().file_bytes, str(file), "file_bytes", "the program")
 
 
 def _read_cached(record_path: Path, image: Path) -> _Run | None:
@@ -559,9 +572,17 @@ def _run_killable(
 
 
 def _read_report(result: Path) -> dict[str, Any] | None:
+    """The child's report; None when it wrote none (or garbage); ProgramError when it is over the
+    file bound (a program can put anything in its query)."""
+    if not result.is_file():
+        return None
     try:
-        report = json.loads(result.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_bounded(result, limits().file_bytes, "the program's report", "file_bytes")
+    except ReleaseError as exc:
+        raise ProgramError(str(exc)) from None
+    try:
+        report = json.loads(data)
+    except (ValueError, RecursionError):
         return None
     return report if isinstance(report, dict) else None
 
@@ -577,7 +598,11 @@ def _check_image(images: Path, index: int, where: str) -> bytes:
         others = sorted(p.name for p in images.iterdir())
         found = f" (it wrote {', '.join(others[:5])})" if others else ""
         raise ProgramError(f"{where}: drew no image ../dataset/image/{image.name}{found}")
-    data = image.read_bytes()
+    bound = limits().image_bytes
+    try:
+        data = read_bounded(image, bound, where, "image_bytes", f"its image {image.name}")
+    except ReleaseError as exc:
+        raise ProgramError(str(exc)) from None
     if not data:
         raise ProgramError(f"{where}: wrote an empty image {image.name}")
     try:
@@ -585,11 +610,14 @@ def _check_image(images: Path, index: int, where: str) -> bytes:
 
         with Image.open(io.BytesIO(data)) as opened:
             opened.verify()
-        return as_png(data)
     except Exception as exc:
         raise ProgramError(
             f"{where}: {image.name} is not an image PIL can open ({_one_line(str(exc), 120)})"
         ) from None
+    try:
+        return as_png(check_image(data, bound, where))  # the pixel bound before anything is decoded
+    except ReleaseError as exc:
+        raise ProgramError(str(exc)) from None
 
 
 def _child() -> None:

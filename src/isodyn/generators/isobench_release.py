@@ -78,7 +78,6 @@ import ast
 import base64
 import binascii
 import hashlib
-import io
 import json
 import math
 import re
@@ -89,9 +88,21 @@ from typing import Any, ClassVar
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
 from isodyn.generators.base import SeedProgram, format_choices, letter
-from isodyn.generators.release import PNG_SIGNATURE, ReleaseError, as_png
+from isodyn.generators.contained import (
+    check_count,
+    check_fields,
+    check_image,
+    contained,
+    limits,
+    read_bounded,
+    read_parquet_rows,
+    read_text,
+    too_big,
+)
+from isodyn.generators.release import ReleaseError, as_png
 
 SPLIT = "validation"
+HELD_IMAGES_PER_FILE_BOUND = 4  # the pictures a release holds in memory: 4 x the data-file bound
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")
 # JSON files a Hugging Face download or `save_to_disk` puts next to the data: not items.
 _METADATA_FILES = {"dataset_info.json", "dataset_infos.json", "dataset_dict.json", "state.json"}
@@ -600,6 +611,7 @@ def _data_files(root: Path) -> list[tuple[Path, str]]:
             continue
         if any(part.startswith(".") for part in rel.parts) or file.name.lower() in _METADATA_FILES:
             continue
+        contained(root, file, str(root))  # a data file linked from outside the release is refused
         names = [file.stem, *reversed(rel.parts[:-1]), root.name]
         found.append((file, _task_for(file, names)))
     if not found:
@@ -627,28 +639,21 @@ def _grouped(found: list[tuple[Path, str]]) -> list[TaskFiles]:
 
 
 def read_records(file: Path) -> list[dict[str, Any]]:
-    """The file's records as dicts (parquet through pandas, JSON and JSON lines through json)."""
+    """The file's records as dicts (parquet through pyarrow, JSON and JSON lines through json),
+    within the file and item bounds."""
     try:
         if file.stat().st_size == 0:
             raise ReleaseError(f"{file} is empty")
     except OSError as exc:
         raise ReleaseError(f"{file}: cannot read it ({one_line(exc)})") from exc
+    records: list[Any]
     if file.suffix.lower() == ".parquet":
-        import pandas as pd
-
-        try:
-            frame = pd.read_parquet(file)
-        except Exception as exc:  # pyarrow raises its own error types for damaged files
-            raise ReleaseError(f"{file}: cannot read it as parquet ({one_line(exc)})") from exc
-        records: list[Any] = frame.to_dict(orient="records")
+        records = read_parquet_rows(file, str(file))[1]
     else:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ReleaseError(f"{file}: cannot read it as text ({one_line(exc)})") from exc
-        records = _json_records(file, text)
+        records = _json_records(file, read_text(file, str(file)))
     if not records:
         raise ReleaseError(f"{file} has no items")
+    check_count(len(records), str(file), limits().items)
     for n, record in enumerate(records):
         if not isinstance(record, dict):
             raise ReleaseError(f"{file} item {n} is not a record of fields but {type(record).__name__}")
@@ -664,15 +669,21 @@ def _json_records(file: Path, text: str) -> list[Any]:
             whole = json.loads(text)
         except json.JSONDecodeError:
             whole = None  # `Dataset.to_json` writes JSON lines even under a .json name
+        except RecursionError:
+            raise ReleaseError(f"{file}: cannot read it as JSON (nested too deep)") from None
     if whole is None:
-        records = []
+        records: list[Any] = []
+        most = limits().items
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
+            check_count(len(records) + 1, str(file), most)  # stopped at the bound, not after
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 raise ReleaseError(f"{file} line {number}: not JSON ({exc.msg})") from exc
+            except RecursionError:
+                raise ReleaseError(f"{file} line {number}: not JSON (nested too deep)") from None
         return records
     if isinstance(whole, list):
         return whole
@@ -718,50 +729,45 @@ def _check_columns(file: Path, task: TaskSpec, columns: list[str], resolved: dic
         )
 
 
-def image_bytes(value: Any, file: Path, where: str) -> bytes:
-    """The picture's bytes from a parquet struct, raw bytes, base64 text, a data URL or a path."""
+def image_bytes(value: Any, file: Path, where: str, root: Path | None = None) -> bytes:
+    """The picture's bytes from a parquet struct, raw bytes, base64 text, a data URL or a path (which
+    must stay inside `root`, default the file's folder), checked to be a picture within the bound."""
     value = clean(value)
     if isinstance(value, dict):
         data, path = clean(value.get("bytes")), clean(value.get("path"))
         if data is not None and data != b"" and data != "":
-            return image_bytes(data, file, where)
+            return image_bytes(data, file, where, root)
         value = path
+    bound = limits().image_bytes
     byte_list = isinstance(value, list) and value and all(isinstance(b, int) for b in value)
+    if byte_list and len(value) > bound:
+        raise too_big(where, "its image", len(value), bound, "image_bytes")
     if isinstance(value, bytes | bytearray | memoryview) or byte_list:
         data = bytes(value)
     elif isinstance(value, str) and value.strip():
-        data = _image_from_text(value.strip(), file, where)
+        data = _image_from_text(value.strip(), file, where, root or file.parent, bound)
     else:
         raise ReleaseError(f"{where} has no image")
     if not data:
         raise ReleaseError(f"{where} has no image")
-    return data
+    return check_image(data, bound, where)
 
 
-def _image_from_text(text: str, file: Path, where: str) -> bytes:
+def _image_from_text(text: str, file: Path, where: str, root: Path, bound: int) -> bytes:
     if text.startswith("data:"):
         text = text.split(",", 1)[-1]
     elif len(text) < 1024:  # perhaps a path (base64 holds no '.', so a name with a suffix is a path)
-        candidate = Path(text) if Path(text).is_absolute() else file.parent / text
+        candidate = contained(root, text, where, base=file.parent)
         if candidate.is_file():
-            return candidate.read_bytes()
+            return read_bounded(candidate, bound, where, "image_bytes", "its image")
         if re.search(r"\.\w{1,5}$", text):
             raise ReleaseError(f"{where}: image file {text!r} is missing")
+    if len(text) > bound // 3 * 4 + 4:  # base64 takes 4 characters for 3 bytes
+        raise too_big(where, "its image (base64)", len(text) // 4 * 3, bound, "image_bytes")
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         raise ReleaseError(f"{where}: image is neither a file path nor base64 data") from None
-
-
-def _check_picture(data: bytes, where: str) -> None:
-    if data.startswith(PNG_SIGNATURE):
-        return
-    from PIL import Image, UnidentifiedImageError
-
-    try:
-        Image.open(io.BytesIO(data))
-    except (UnidentifiedImageError, OSError, ValueError):
-        raise ReleaseError(f"{where}: image is not a readable picture") from None
 
 
 def _level(row: Row) -> Level:
@@ -778,6 +784,8 @@ def read_release(root: Path | str) -> list[Item]:
     """Every item of the release at `root` (a folder or one file), checked; task order, then file order."""
     root = Path(root)
     base = root.parent if root.is_file() else root
+    bounds = limits()
+    held, most = 0, HELD_IMAGES_PER_FILE_BOUND * bounds.file_bytes
     items: list[Item] = []
     for group in _grouped(_data_files(root)):
         task = TASKS[group.task]
@@ -787,15 +795,19 @@ def read_release(root: Path | str) -> list[Item]:
             columns = list(dict.fromkeys(k for r in records for k in r))
             resolved = resolve_columns(columns)
             _check_columns(file, task, columns, resolved)
+            picture = resolved["image"]
             shown = str(file.relative_to(base)) if file.is_relative_to(base) else str(file)
             for n, record in enumerate(records):
                 seed_id = f"{task.name}-{count}"
                 raw_id = clean(record.get(resolved["id"])) if "id" in resolved else None
                 release_id = "" if raw_id is None else one_line(raw_id, 200)
                 where = f"{file} item {n}" + (f" (id {release_id})" if release_id else "")
+                check_fields(record, (picture,), bounds.text_chars, where)  # a huge field is no prompt
                 row = Row(record, resolved, where)
-                image = image_bytes(record.get(resolved["image"]), file, where)
-                _check_picture(image, where)
+                image = image_bytes(record.get(picture), file, where, base)
+                held += len(image)  # every item keeps its picture: one file named by many rows adds up
+                if held > most:
+                    raise too_big(str(root), "the pictures its items hold", held, most, "file_bytes")
                 built = task.build(row)
                 items.append(Item(seed_id, task, file, shown, n, release_id, _level(row), built, image))
                 count += 1

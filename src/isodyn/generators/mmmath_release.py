@@ -63,6 +63,7 @@ and `describe_mmmath(path)`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -76,6 +77,19 @@ from typing import Any
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
 from isodyn.generators.base import SeedProgram
+from isodyn.generators.contained import (
+    check_count,
+    check_fields,
+    check_image,
+    check_members,
+    contained,
+    declared_members,
+    limits,
+    member_problem,
+    read_bounded,
+    read_member,
+    read_text,
+)
 from isodyn.generators.release import ReleaseError, as_png, parse_choices
 
 __all__ = [
@@ -347,17 +361,17 @@ class Parsed:
 
 def _rows(path: Path) -> list[tuple[str, str, Any]]:
     """(default id, where, value) per row: JSON lines, or for `.json` a list or a dict keyed by id."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise ReleaseError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise ReleaseError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from exc
+    text = read_text(path, str(path))
+    most = limits().items
     if path.suffix.lower() == ".json":
         try:
             whole = json.loads(text)
         except json.JSONDecodeError:
             whole = None  # JSON lines under a .json name: read line by line below
+        except RecursionError:
+            raise ReleaseError(f"{path} is not valid JSON (nested too deep)") from None
+        if isinstance(whole, list | dict):
+            check_count(len(whole), str(path), most)
         if isinstance(whole, list):
             return [(str(n), f"item {n}", value) for n, value in enumerate(whole, start=1)]
         if isinstance(whole, dict) and "question" not in whole:
@@ -365,12 +379,15 @@ def _rows(path: Path) -> list[tuple[str, str, Any]]:
     lines = [line.removesuffix("\r") for line in text.split("\n")]  # not splitlines: U+2028 is text
     while lines and not lines[-1].strip():
         lines.pop()  # a trailing newline (or several) is no row
+    check_count(len(lines), str(path), most)
     rows = []
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             raise ReleaseError(f"{path} line {n} is empty (one problem per line; ids are line numbers)")
         try:
             value = json.loads(line)
+        except RecursionError:
+            raise ReleaseError(f"{path} line {n} is not valid JSON (nested too deep)") from None
         except json.JSONDecodeError as exc:
             truncated = exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated string")
             state = "truncated" if truncated else "not valid JSON"
@@ -388,9 +405,11 @@ def _parse(path: Path, mtime_ns: int, size: int) -> Parsed:
     rows = _rows(path)
     if not rows:
         raise ReleaseError(f"{path} is empty: no problems")
+    text_limit = limits().text_chars
     for default_key, where, row in rows:
         if not isinstance(row, dict):
             raise ReleaseError(f"{path} {where} is a JSON {type(row).__name__}, not an object")
+        check_fields(row, (), text_limit, f"{path} {where}")  # no field is a picture: all are text
         key = default_key
         if "id" in row:
             given = row["id"]
@@ -422,22 +441,40 @@ def _parse(path: Path, mtime_ns: int, size: int) -> Parsed:
 @dataclass(frozen=True)
 class ImageRef:
     label: str  # where it was found, relative to the data file's folder (`images/1.png`, `MM_Math.zip:1.png`)
-    path: Path  # the file, or the zip
+    path: Path  # the file (resolved inside the release), or the zip
     member: str | None = None
+    where: str = ""  # the problem, for messages
+
+
+@dataclass(frozen=True)
+class _Members:
+    names: frozenset[str]
+    by_base: dict[str, tuple[str, ...]]
+    refused: dict[str, str]  # base name -> the first member refused for its name, and why
+    count: int  # members (checked against the bound on every use: the bound may change, not the zip)
 
 
 @lru_cache(maxsize=8)
-def _zip_members(path: Path, mtime_ns: int, size: int) -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
-    """(member names, base name -> members) of a zip, read once per version of the file."""
+def _zip_members(path: Path, mtime_ns: int, size: int) -> _Members:
+    """The members of a zip by name and base name, read once per version of the file; members named
+    absolute, with a drive or with `..` are never matched (they are kept only to say why)."""
+    check_members(path, declared_members(path) or 0, limits().zip_members)  # before zipfile reads them all
     try:
         with zipfile.ZipFile(path) as archive:
             names = [name for name in archive.namelist() if not name.endswith("/")]
     except (OSError, zipfile.BadZipFile) as exc:
         raise ReleaseError(f"{path}: not a readable zip ({exc})") from exc
     by_base: dict[str, list[str]] = {}
+    refused: dict[str, str] = {}
     for name in names:
-        by_base.setdefault(PurePosixPath(name).name, []).append(name)
-    return frozenset(names), {base: tuple(sorted(found)) for base, found in by_base.items()}
+        base = PurePosixPath(name.replace("\\", "/")).name
+        if problem := member_problem(name):
+            refused.setdefault(base, f"zip member {name!r} {problem}")
+            continue
+        by_base.setdefault(base, []).append(name)
+    kept = frozenset(n for found in by_base.values() for n in found)
+    by_name = {base: tuple(sorted(found)) for base, found in by_base.items()}
+    return _Members(kept, by_name, refused, len(names))
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -462,6 +499,11 @@ class MMMathRelease:
     data_file: Path
     image_folders: tuple[Path, ...]  # searched in this order, then the zips
     image_zips: tuple[Path, ...]
+    root: Path | None = None  # what every path must stay inside (default: the data file's folder)
+
+    @property
+    def home(self) -> Path:
+        return self.root if self.root is not None else self.data_file.parent
 
     def parsed(self) -> Parsed:
         try:
@@ -474,38 +516,49 @@ class MMMathRelease:
     def skipped(self) -> tuple[Skipped, ...]:
         return self.parsed().skipped
 
-    def find_image(self, file_name: str) -> ImageRef | None:
+    def find_image(self, file_name: str, where: str = "") -> ImageRef | None:
+        """Where the image `file_name` is, or None; a name that is absolute, names a drive, climbs
+        out with `..` or leads outside the release through a symlink is refused (ReleaseError)."""
+        where = where or f"{self.data_file} image {file_name!r}"
+        if problem := member_problem(file_name):
+            raise ReleaseError(f"{where}: image path {file_name!r} {problem}; name it inside the release")
         named = PurePosixPath(file_name.replace("\\", "/"))
-        safe = not named.is_absolute() and ".." not in named.parts
         base = self.data_file.parent
         for folder in self.image_folders:
-            for candidate in ((folder / named) if safe else None, folder / named.name):
-                if candidate is not None and candidate.is_file():
-                    return ImageRef(_relative(candidate, base), candidate)
+            for shown in (str(named), named.name):
+                candidate = contained(self.home, shown, where, base=folder)
+                if candidate.is_file():
+                    return ImageRef(_relative(folder / shown, base), candidate, None, where)
         for archive in self.image_zips:
             try:
                 stat = archive.stat()
             except OSError as exc:
                 raise ReleaseError(f"{archive}: cannot read it ({exc.strerror or exc})") from exc
-            names, by_base = _zip_members(archive, stat.st_mtime_ns, stat.st_size)
-            wanted = str(named).lstrip("/")
+            members = _zip_members(archive, stat.st_mtime_ns, stat.st_size)
+            check_members(archive, members.count, limits().zip_members)
+            wanted = str(named)
             found = (
                 [wanted]
-                if wanted in names
-                else [n for n in by_base.get(named.name, ()) if n.endswith("/" + wanted)]
+                if wanted in members.names
+                else [n for n in members.by_base.get(named.name, ()) if n.endswith("/" + wanted)]
             )
             if not found:
-                found = list(by_base.get(named.name, ()))
+                found = list(members.by_base.get(named.name, ()))
+            if not found and named.name in members.refused:
+                raise ReleaseError(f"{where}: {members.refused[named.name]} (in {archive.name}); not read")
             if len(found) > 1:
                 raise ReleaseError(
                     f"{archive}: image {file_name!r} matches several members ({', '.join(found[:3])})"
                 )
             if found:
-                return ImageRef(f"{_relative(archive, base)}:{found[0]}", archive, found[0])
+                return ImageRef(f"{_relative(archive, base)}:{found[0]}", archive, found[0], where)
         return None
 
+    def where(self, problem: Problem) -> str:
+        return f"{self.data_file} {problem.where}: problem {problem.key}"
+
     def image(self, problem: Problem) -> ImageRef:
-        found = self.find_image(problem.row["file_name"])
+        found = self.find_image(problem.row["file_name"], self.where(problem))
         if found is None:
             raise ReleaseError(
                 f"{self.data_file} {problem.where}: problem {problem.key}'s image "
@@ -513,14 +566,23 @@ class MMMathRelease:
             )
         return found
 
-    def image_bytes(self, ref: ImageRef) -> bytes:
+    def image_bytes(self, ref: ImageRef, archive: zipfile.ZipFile | None = None) -> bytes:
+        """The image's bytes, within the image bound (a zip member's declared size is checked, and
+        no more than the bound is read whatever it declares), checked to be a picture. `archive`:
+        the zip already open (a caller reading many members)."""
+        bound = limits().image_bytes
+        where = ref.where or str(ref.path)
         try:
             if ref.member is None:
-                return ref.path.read_bytes()
-            with zipfile.ZipFile(ref.path) as archive:
-                return archive.read(ref.member)
-        except (OSError, KeyError, zipfile.BadZipFile) as exc:
+                data = read_bounded(ref.path, bound, where, "image_bytes", f"its image {ref.label}")
+            elif archive is not None:
+                data = read_member(archive, ref.member, bound, where)
+            else:
+                with zipfile.ZipFile(ref.path) as opened:
+                    data = read_member(opened, ref.member, bound, where)
+        except (OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
             raise ReleaseError(f"{ref.path}: cannot read image {ref.label} ({exc})") from exc
+        return check_image(data, bound, where)
 
 
 def _data_file(root: Path) -> Path:
@@ -535,7 +597,9 @@ def _data_file(root: Path) -> Path:
             found = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == suffix)
             preferred = [p for p in found if p.name.lower() == PREFERRED_DATA_FILE]
             if preferred or len(found) == 1:
-                return (preferred or found)[0]
+                chosen = (preferred or found)[0]
+                contained(root, chosen, str(root))  # a data file linked from outside: refused
+                return chosen
             if found:
                 names = ", ".join(p.name for p in found)
                 raise ReleaseError(f"{folder}: several {suffix} files ({names}) and no MM_Math.jsonl")
@@ -546,13 +610,16 @@ def open_mmmath(path: Path | str) -> MMMathRelease:
     """The release at `path` (a folder or the data file), its data file parsed (or an error)."""
     root = Path(path)
     data_file = _data_file(root)
+    home = root if root.is_dir() else data_file.parent  # the release: what the user named
     bases = [data_file.parent] + ([root] if root.is_dir() and root != data_file.parent else [])
     folders: list[Path] = []
     zips: list[Path] = []
     for base in bases:
         folders += [base / name for name in IMAGE_FOLDERS if (base / name).is_dir()] + [base]
         zips += sorted(p for p in base.iterdir() if p.is_file() and p.suffix.lower() == ".zip")
-    release = MMMathRelease(data_file, tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(zips)))
+    for place in (*folders, *zips):  # an image folder or zip linked from outside: refused
+        contained(home, place, str(home))
+    release = MMMathRelease(data_file, tuple(dict.fromkeys(folders)), tuple(dict.fromkeys(zips)), home)
     release.parsed()
     return release
 
@@ -673,10 +740,18 @@ def load_mmmath(path: Path, keys: tuple[str, ...] = ()) -> dict[str, SeedProgram
             f"{release.data_file}: no usable problems ({len(parsed.skipped)} skipped: {reasons})"
         )
     seeds: dict[str, SeedProgram] = {}
-    for key in chosen:
-        seed = MMMathProblem(release, str(key))
-        release.image(parsed.problems[seed.seed_id])
-        seeds[seed.seed_id] = seed
+    with contextlib.ExitStack() as stack:  # every image read and checked now, each zip opened once
+        archives: dict[Path, zipfile.ZipFile] = {}
+        for key in chosen:
+            seed = MMMathProblem(release, str(key))
+            ref = release.image(parsed.problems[seed.seed_id])
+            if ref.member is not None and ref.path not in archives:
+                try:
+                    archives[ref.path] = stack.enter_context(zipfile.ZipFile(ref.path))
+                except (OSError, zipfile.BadZipFile) as exc:
+                    raise ReleaseError(f"{ref.path}: not a readable zip ({exc})") from exc
+            release.image_bytes(ref, archives.get(ref.path))
+            seeds[seed.seed_id] = seed
     return seeds
 
 
@@ -690,7 +765,11 @@ def describe_mmmath(path: Path) -> list[str]:
     release = open_mmmath(path)
     parsed = release.parsed()
     facts = {key: facts_of(problem) for key, problem in parsed.problems.items()}
-    missing = [p for p in parsed.problems.values() if release.find_image(p.row["file_name"]) is None]
+    missing = [
+        p
+        for p in parsed.problems.values()
+        if release.find_image(p.row["file_name"], release.where(p)) is None
+    ]
 
     def tally(values: list[str]) -> str:
         return ", ".join(f"{name} {count}" for name, count in Counter(values).most_common()) or "none"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +23,17 @@ from typing import Any
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
 from isodyn.generators.base import SeedProgram
+from isodyn.generators.contained import ReleaseError as ReleaseError  # defined there, imported from here
+from isodyn.generators.contained import (
+    check_count,
+    check_fields,
+    check_image,
+    contained,
+    limits,
+    read_bounded,
+    read_parquet_rows,
+    read_text,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _TRIAL = re.compile(r"trial(\d+)$")
@@ -54,10 +66,6 @@ _ANSWER_TYPES = {
     "string": AnswerType.TEXT, "single answer": AnswerType.TEXT, "open": AnswerType.TEXT,
     "open ended": AnswerType.TEXT, "int": AnswerType.INT, "integer": AnswerType.INT,
 }  # fmt: skip
-
-
-class ReleaseError(ValueError):
-    """A release folder that cannot be read; the message is one line naming the problem."""
 
 
 def _label(value: Any) -> str:
@@ -133,29 +141,50 @@ class Release:
         return loader(path, stat.st_mtime_ns, stat.st_size)
 
     def image(self, index: int, key: str, item: dict[str, Any]) -> tuple[str, bytes]:
-        """(a reference to the image, its bytes), or ReleaseError naming the item."""
+        """(a reference to the image, its bytes), or ReleaseError naming the item: the path it names
+        must stay inside the release, and the bytes be a picture within the image bound."""
+        where = f"{self.source(index)} item {key}"
+        bound = limits().image_bytes
         if self.parquet:
             data = item.get("image_bytes")
             if not data:
                 raise ReleaseError(f"{self.trials[index]}: item {key} has no image")
-            return f"{self.trials[index].name}#{key}", data
+            return f"{self.trials[index].name}#{key}", check_image(data, bound, where)
         folder = self.trials[index]
         named = str(item.get("image", ""))
-        for candidate in (folder / named, folder / "image" / Path(named).name):
-            if named and candidate.is_file():
-                return str(candidate.relative_to(self.root)), candidate.read_bytes()
+        if named:  # as named, then in image/ (a stale prefix); each refused if it leads outside
+            for shown in (named, "image/" + named.replace("\\", "/").rsplit("/", 1)[-1]):
+                candidate = contained(self.root, shown, where, base=folder)
+                if candidate.is_file():
+                    data = read_bounded(candidate, bound, where, "image_bytes", "its image")
+                    return _shown(folder / shown, candidate, self.root), check_image(data, bound, where)
         raise ReleaseError(f"{folder}: item {key}'s image {named!r} is missing")
+
+
+def _shown(named: Path, found: Path, root: Path) -> str:
+    """The image as params show it: the path named, relative to the release root (the file it
+    resolved to when symlinks make the name leave the root lexically)."""
+    lexical = Path(os.path.normpath(named))
+    if lexical.is_relative_to(root):
+        return lexical.relative_to(root).as_posix()
+    return found.relative_to(root.resolve()).as_posix()
 
 
 @lru_cache(maxsize=64)
 def _load_items(path: Path, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
     """Parsed once per version of the file (a run asks for each item many times)."""
+    text = read_text(path, str(path))
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReleaseError(f"{path}: cannot read it as JSON ({exc})") from exc
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
+        raise ReleaseError(f"{path}: cannot read it as JSON ({reason})") from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise ReleaseError(f"{path}: expected a dict of items keyed by question number")
+    bounds = limits()
+    check_count(len(data), str(path), bounds.items)
+    for key, item in data.items():
+        check_fields(item, (), bounds.text_chars, f"{path} item {key}")
     return {str(k): v for k, v in data.items()}
 
 
@@ -173,26 +202,23 @@ _PARQUET_FIELDS = {
 
 @lru_cache(maxsize=16)
 def _load_parquet_items(path: Path, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
-    import pandas as pd
-
-    try:
-        table = pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several kinds for a damaged file
-        raise ReleaseError(f"{path}: cannot read it as parquet ({str(exc).splitlines()[0]})") from None
+    present, rows = read_parquet_rows(path, str(path))
     columns = {}
     for name, spellings in _PARQUET_FIELDS.items():
-        found = next((c for c in spellings if c in table.columns), None)
+        found = next((c for c in spellings if c in present), None)
         if found is None:
-            raise ReleaseError(
-                f"{path}: no column {' or '.join(spellings)} (columns: {', '.join(table.columns)})"
-            )
+            raise ReleaseError(f"{path}: no column {' or '.join(spellings)} (columns: {', '.join(present)})")
         columns[name] = found
+    text_limit = limits().text_chars
     items = {}
-    for record in table.to_dict("records"):
+    for record in rows:
         key = str(record[columns["id"]]).strip()
         key = str(int(float(key))) if re.fullmatch(r"\d+(\.0+)?", key) else key
+        check_fields(record, (columns["image"],), text_limit, f"{path} item {key}")
         image = record[columns["image"]]
         data = image.get("bytes") if isinstance(image, dict) else image
+        if data is not None and not isinstance(data, bytes | bytearray):
+            raise ReleaseError(f"{path} item {key}: its image is a {type(data).__name__}, not bytes")
         items[key] = {
             "question": record[columns["question"]],
             "answer": record[columns["answer"]],
@@ -214,11 +240,13 @@ def open_release(root: Path | str) -> Release:
     numbered = {}
     for child in root.iterdir():
         if (match := _TRIAL.fullmatch(child.name)) and (child / "dataset.json").is_file():
+            contained(root, child / "dataset.json", str(root))  # a trial linked from elsewhere: refused
             numbered[int(match.group(1))] = child
     parquet = False
     if not numbered:
         for child in sorted(root.rglob("*.parquet")):
             if match := _SPLIT.search(child.name):
+                contained(root, child, str(root))
                 numbered.setdefault(int(match.group(1) or match.group(2)), child)
         parquet = bool(numbered)
     if not numbered:

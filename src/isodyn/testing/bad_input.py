@@ -69,6 +69,16 @@ def _file(name: str, content: bytes | str) -> Setup:
     return make
 
 
+def _damaged_cache(scratch: Path) -> list[str]:
+    """A cache isodyn made (its marker is there) whose reply store is no database any more."""
+    from isodyn.cache.stores import mark
+
+    (scratch / "c" / "responses").mkdir(parents=True)
+    mark(scratch / "c")
+    (scratch / "c" / "responses" / "cache.db").write_bytes(b"not sqlite" * 100)
+    return []
+
+
 def _parquet(path: Path) -> list[str]:
     import pandas as pd
 
@@ -394,21 +404,21 @@ CASES: tuple[Case, ...] = (
         ("cache", "stats", "cache_dir={scratch}/c"),
         2,
         "exp cache repair",
-        setup=_file("c/responses/cache.db", b"not sqlite" * 100),
+        setup=_damaged_cache,
     ),
     Case(
         "cache clear on a damaged store",
         ("cache", "clear", "cache_dir={scratch}/c"),
         0,
         "deleted",
-        setup=_file("c/responses/cache.db", b"not sqlite" * 100),
+        setup=_damaged_cache,
     ),
     Case(
         "cache repair on a damaged store",
         ("cache", "repair", "cache_dir={scratch}/c"),
         0,
         "set aside",
-        setup=_file("c/responses/cache.db", b"not sqlite" * 100),
+        setup=_damaged_cache,
     ),
     Case("list colours", ("list", "colours"), 2, "cannot list 'colours'"),
     Case("generate unknown task", ("generate", "task=nope", "out={scratch}/g"), 2, "nope"),
