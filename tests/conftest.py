@@ -1,4 +1,8 @@
 import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -19,6 +23,42 @@ def _isolated(monkeypatch, tmp_path):
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     for name in NO_KEYS:
         monkeypatch.delenv(name, raising=False)
+
+
+@dataclass
+class Done:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for line in self.err.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
+    """`exp ARGS` in this process (no interpreter to start, litellm imported once): its exit code,
+    stdout and stderr. An exception that escapes `main()` (a traceback for a user) fails the test."""
+
+    def run(*args: str) -> Done:
+        monkeypatch.setattr(sys, "argv", ["exp", *args])
+        code = 0
+        try:
+            from isodyn import cli
+
+            cli.main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        finally:
+            from isodyn import cli
+
+            while cli._HELD:  # the run lock a command keeps until its process ends
+                cli._HELD.pop().release()
+        out, err = capsys.readouterr()
+        return Done(code, out, err)
+
+    yield run
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

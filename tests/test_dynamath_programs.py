@@ -430,3 +430,16 @@ def test_check_environment_names_what_is_missing(bad: Path, tmp_path: Path) -> N
     assert by_seed["broken2.py"].startswith("broken2.py: cannot be parsed: SyntaxError")
     assert all("\n" not in line for line in lines)
     assert runs(tmp_path, "Q10") == ["Q10 0"]
+
+
+def test_the_check_names_latex_and_an_older_library_behind_a_plain_type_error() -> None:
+    from isodyn.generators.dynamath_programs import ProgramError, needs
+
+    no_dvipng = ProgramError(
+        "f.py Q474 variant 0: TypeError: a bytes-like object is required, not 'NoneType'",
+        "Traceback ...\n    png_data = latex_to_png(equation, backend='dvipng', scale=2.0)\nTypeError: ...",
+    )
+    assert needs(no_dvipng) == "LaTeX (dvipng)"
+    boxplot = ProgramError("Q440 variant 0: TypeError: boxplot() got an unexpected keyword argument 'labels'")
+    assert needs(boxplot).startswith("an older version of a library")
+    assert needs(ProgramError("f.py Q1 variant 0: ZeroDivisionError: division by zero", "x = 1 / 0")) == ""

@@ -13,9 +13,6 @@ import json
 import math
 import pathlib
 import shutil
-import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,38 +25,6 @@ from isodyn.experiments.runner import open_run_dir, run_folders, run_identity
 from isodyn.results import DAMAGED_FILE, Call, CellResult, NewerRun, read_results, result_line
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import exp
-
-
-@dataclass
-class Done:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def lines(self) -> list[str]:
-        return [line for line in self.err.splitlines() if line.strip()]
-
-
-@pytest.fixture
-def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
-    """`exp ARGS` in this process: its exit code, stdout and stderr. An exception that escapes
-    `main()` (a traceback for a user) fails the test as it is."""
-
-    def run(*args: str) -> Done:
-        monkeypatch.setattr(sys, "argv", ["exp", *args])
-        code = 0
-        try:
-            cli.main()
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-        finally:
-            while cli._HELD:  # the run lock a command keeps until its process ends
-                cli._HELD.pop().release()
-        out, err = capsys.readouterr()
-        return Done(code, out, err)
-
-    yield run
 
 
 def cell(index: int, **changes: Any) -> dict[str, Any]:

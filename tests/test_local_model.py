@@ -2,13 +2,26 @@
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from isodyn.models.catalog import describe_model, litellm_module
-from isodyn.models.local import DEFAULT_MODEL, gguf_path, register_with_litellm
+from isodyn.models.local import DEFAULT_MODEL, engine_problem, gguf_path, register_with_litellm
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _engine_runs_here() -> None:
+    """The engine is tried in a child process first: where its native code cannot run, these tests
+    are skipped with the reason (one bad library never takes the test session down), except in CI
+    (`ISODYN_REQUIRE_ENGINE=1`, set by .ci/run), where a broken default must fail."""
+    problem = engine_problem()
+    if problem and os.environ.get("ISODYN_REQUIRE_ENGINE") == "1":
+        pytest.fail(problem)
+    if problem:
+        pytest.skip(problem)
 
 
 def test_gguf_ships_in_the_wheel() -> None:

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 
 from isodyn.cache import ModelRequest, Reply, ResponseCache, cache_key
 from isodyn.models.catalog import is_local, litellm_module
+from isodyn.models.engine import EngineCrashed
 from isodyn.models.local import register_with_litellm
 
 # litellm exception class -> the short reason recorded on a cell; the most specific class wins.
@@ -74,7 +75,7 @@ _MESSAGE_REASONS = (
 )
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
+def exception_chain(exc: BaseException) -> Iterator[BaseException]:
     """The exception and what it wraps (cause, context, litellm's `original_exception`)."""
     seen: set[int] = set()
     todo = [exc]
@@ -86,6 +87,11 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         yield link
         todo += [e for e in (link.__cause__, link.__context__, getattr(link, "original_exception", None))
                  if isinstance(e, BaseException)]  # fmt: skip
+
+
+def caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `kind` is anywhere in the chain (litellm wraps what a provider raised)."""
+    return any(isinstance(link, kind) for link in exception_chain(exc))
 
 
 # What a client raises before a request leaves: a URL it cannot use, a header it will not send, an
@@ -103,7 +109,7 @@ def refused_locally(exc: BaseException) -> bool:
         return False  # raised by our own code after litellm returned: a request did leave
     return any(
         type(link) in (ValueError, TypeError) or any(c.__name__ in _LOCAL_CLASSES for c in type(link).__mro__)
-        for link in _chain(exc)
+        for link in exception_chain(exc)
     )
 
 
@@ -123,6 +129,8 @@ def error_reason(exc: BaseException) -> str:
 def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, BudgetExhausted) or refused_locally(exc):
         return False  # the same request would be refused again, and nothing was sent
+    if caused_by(exc, EngineCrashed):
+        return False  # the embedded engine died here: asking again only meets the same crash
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and 400 <= status < 500 and status not in (408, 429):
         return False  # the server read the request and said no: asking again changes nothing

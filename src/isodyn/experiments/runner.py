@@ -35,8 +35,10 @@ from isodyn.experiments.llm import (
     CacheMiss,
     Limits,
     RunLog,
+    caused_by,
     error_reason,
     estimate_cost,
+    exception_chain,
     redact,
 )
 from isodyn.experiments.memo import Replay, ReplayMemo
@@ -46,6 +48,7 @@ from isodyn.generators.datasets import load_dataset, resolved
 from isodyn.generators.release import ReleaseError
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
+from isodyn.models.engine import EngineCrashed
 from isodyn.models.preflight import preflight
 from isodyn.results import Call, CellResult, load_rows, read_results, result_line, verdict_fields
 from isodyn.scoring import DEFAULT_GRADER, Tolerance, score_reply
@@ -383,7 +386,7 @@ async def _run_cell(
         return CellResult(
             **{**facts, **_spent(tuple(Call.from_json(t) for t in transcript)), "cache_hit": None},
             reason=LOCAL_FAILURE if local else error_reason(exc),
-            error=redact(f"{type(exc).__name__}: {exc}" if local else str(exc))[:500], notes=ctx.notes,
+            error=redact(_local_cause(exc) if local else str(exc))[:500], notes=ctx.notes,
         )  # fmt: skip
     scored = ctx.scored_variant or variant
     if memo is not None:
@@ -400,10 +403,17 @@ LOCAL_FAILURE = "error:local"
 def is_local_failure(exc: BaseException) -> bool:
     """A failure of this machine's disk or files rather than of the model or the network (socket
     errors, timeouts and refused connections are OSErrors too, and are not local)."""
-    if isinstance(exc, sqlite3.Error):
-        return True
+    if isinstance(exc, sqlite3.Error) or caused_by(exc, EngineCrashed):
+        return True  # a store failed, or the embedded engine's native code died on this CPU
     network = (ConnectionError, TimeoutError, socket.gaierror, socket.herror)
     return isinstance(exc, OSError) and not isinstance(exc, network)
+
+
+def _local_cause(exc: BaseException) -> str:
+    """What failed on this machine, in its own words (not litellm's wrapper and its traceback)."""
+    local = (link for link in exception_chain(exc) if isinstance(link, (EngineCrashed, sqlite3.Error)))
+    cause = next(local, exc)
+    return str(cause) if isinstance(cause, EngineCrashed) else f"{type(cause).__name__}: {cause}"
 
 
 Complete = Callable[[ModelRequest], Awaitable[Reply]]
@@ -774,8 +784,8 @@ def _local_problem(results: list[CellResult], cache_store: ResponseCache, summar
             "they are kept in results.jsonl"
         )
     return (
-        f"{' and '.join(said)}; the run is not complete: fix the disk or the permissions and run the "
-        "same command again (replies already received are reused, not paid for again)"
+        f"{' and '.join(said)}; the run is not complete: fix what it names and run the same command "
+        "again (replies already received are reused, not paid for again)"
     )
 
 

@@ -640,6 +640,26 @@ def _child() -> None:
     Path(result).write_text(json.dumps(report, default=str), encoding="utf-8")
 
 
+def _accept_older_matplotlib_arguments() -> None:
+    """DynaMath's programs were written for matplotlib before 3.9: `boxplot(labels=...)` (Q440-Q442)
+    is `tick_labels=` since, and 3.11 refuses the old name. In the program's own process only, the
+    old name is passed on as the new one; the picture is the same."""
+    import inspect
+
+    from matplotlib.axes import Axes
+
+    boxplot = Axes.boxplot
+    if "labels" in inspect.signature(boxplot).parameters:
+        return
+
+    def accepting_labels(self: Any, *args: Any, labels: Any = None, **kwargs: Any) -> Any:
+        if labels is not None:
+            kwargs["tick_labels"] = labels
+        return boxplot(self, *args, **kwargs)
+
+    Axes.boxplot = accepting_labels  # type: ignore[method-assign]
+
+
 def _draw_in_child(file: Path, class_name: str, index: int, seed: int) -> dict[str, Any]:
     import importlib.util
     import random
@@ -647,6 +667,7 @@ def _draw_in_child(file: Path, class_name: str, index: int, seed: int) -> dict[s
     import numpy
 
     sys.path.insert(0, str(file.parent))
+    _accept_older_matplotlib_arguments()
     random.seed(seed)
     numpy.random.seed(seed)
     spec = importlib.util.spec_from_file_location("dynamath_program", file)
@@ -694,6 +715,10 @@ _DISPLAY = re.compile(
 )
 
 
+# e.g. matplotlib 3.11 removed boxplot's `labels=` (DynaMath's Q437-Q463 boxplots pass it)
+_OLDER_API = re.compile(r"got an unexpected keyword argument")
+
+
 def needs(error: ProgramError) -> str:
     """What a failing program seems to need: `module NAME`, `a display`, `LaTeX`, or `more time`;
     "" when the failure says nothing of the kind."""
@@ -705,6 +730,10 @@ def needs(error: ProgramError) -> str:
         return "LaTeX"
     if _DISPLAY.search(error.reason):
         return "a display"
+    if _LATEX.search(error.detail):
+        return "LaTeX (dvipng)"  # IPython's latex_to_png gives None without it: a TypeError further on
+    if _OLDER_API.search(error.reason):
+        return "an older version of a library (an argument it no longer takes)"
     return ""
 
 

@@ -15,7 +15,7 @@ import threading
 import time
 from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 LOCAL_PROVIDER = "local"
 SMOLLM2_ID = "smollm2-135m"
@@ -57,42 +57,44 @@ def _text_of(content: Any) -> str:
 
 
 class _Engine:
-    """One loaded model, used by one thread at a time (llama.cpp contexts are not re-entrant)."""
+    """One loaded model, run in a child process (`engine.EngineProcess`): a native crash there is an
+    `EngineCrashed` error here, never the end of this process."""
 
     def __init__(self, model_id: str) -> None:
-        from llama_cpp import Llama  # imported lazily: loading takes a moment and most runs are cached
+        from isodyn.models.engine import EngineProcess
 
-        self._llama = Llama(
-            model_path=str(gguf_path(model_id)), n_ctx=CONTEXT_TOKENS, n_threads=2, verbose=False, seed=0
-        )
-        self._lock = threading.Lock()
-        # Free the model before interpreter shutdown tears down the C bindings it needs to free itself.
-        atexit.register(self._llama.close)
+        self._process = EngineProcess(gguf_path(model_id), CONTEXT_TOKENS, server=server)
+        atexit.register(self._process.close)
 
     def chat(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
         plain = [{"role": m["role"], "content": _text_of(m["content"])} for m in messages]
-        with self._lock:
-            completion = self._llama.create_chat_completion(
-                messages=plain,  # type: ignore[arg-type]  # plain role/content dicts, as the typed messages are
-                temperature=float(params.get("temperature", 0.0)),
-                top_p=float(params.get("top_p", 1.0)),
-                max_tokens=int(params.get("max_tokens", 512)),
-                seed=int(params.get("seed", 0)),
-            )
-        return cast(dict[str, Any], completion)  # not streamed: one completion, a dict
+        return self._process.chat(plain, params)  # not streamed: one completion, a dict
 
 
+server = "isodyn.models.engine:serve"  # the child's entry point (tests name stand-ins that crash)
 _engines: dict[str, _Engine] = {}
 _engines_lock = threading.Lock()
 
 
 def _engine(model_id: str) -> _Engine:
     # Load each model once even when several worker threads ask at the same moment: concurrent loads
-    # waste memory and race on llama.cpp's stdout/stderr redirection, which can silence the process.
+    # would start several children and waste memory.
     with _engines_lock:
         if model_id not in _engines:
             _engines[model_id] = _Engine(model_id)
         return _engines[model_id]
+
+
+def engine_problem(model_id: str = SMOLLM2_ID) -> str | None:
+    """Why the embedded engine cannot run on this machine (its child process died while loading the
+    model and trying a few tokens), or None: it is then loaded and ready for the grid."""
+    from isodyn.models.engine import EngineCrashed
+
+    try:
+        _engine(model_id)
+    except EngineCrashed as exc:
+        return str(exc)
+    return None
 
 
 def _handler_class() -> type:

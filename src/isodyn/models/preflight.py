@@ -26,18 +26,19 @@ def preflight(model: str, api_base: str | None) -> str | None:
 
 
 def _local_problem(model: str) -> str | None:
-    from isodyn.models.local import LocalModelUnavailable, gguf_path
+    from isodyn.models.local import LocalModelUnavailable, engine_problem, gguf_path
 
     if importlib.util.find_spec("llama_cpp") is None:
         return (
             f"{model} needs the llama-cpp-python package, which is not installed; install it with: "
             "pip install -e '.[local]'"
         )
+    model_id = model.removeprefix(f"{LOCAL_PROVIDER}/")
     try:
-        gguf_path(model.removeprefix(f"{LOCAL_PROVIDER}/"))
+        gguf_path(model_id)
     except LocalModelUnavailable as exc:
         return str(exc)
-    return None
+    return engine_problem(model_id)  # loaded and tried in a child process: a native crash is a line
 
 
 def _server_problem(api_base: str) -> str | None:
