@@ -443,3 +443,16 @@ def test_the_check_names_latex_and_an_older_library_behind_a_plain_type_error() 
     boxplot = ProgramError("Q440 variant 0: TypeError: boxplot() got an unexpected keyword argument 'labels'")
     assert needs(boxplot).startswith("an older version of a library")
     assert needs(ProgramError("f.py Q1 variant 0: ZeroDivisionError: division by zero", "x = 1 / 0")) == ""
+
+
+def test_a_program_that_renders_latex_needs_dvipng_where_it_is_missing(monkeypatch) -> None:
+    from isodyn.generators import dynamath_programs
+    from isodyn.generators.dynamath_programs import ProgramError, needs
+
+    failure = ProgramError("Q480 variant 0: TypeError: a bytes-like object is required", "f.write(x)")
+    source = "from IPython.lib.latextools import latex_to_png\npng = latex_to_png(eq, backend='dvipng')"
+    monkeypatch.setattr(dynamath_programs.shutil, "which", lambda name: None)
+    assert needs(failure, source) == "LaTeX (dvipng)"
+    assert needs(failure, "print(1)") == ""
+    monkeypatch.setattr(dynamath_programs.shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert needs(failure, source) == ""  # dvipng is there: the failure is the program's own

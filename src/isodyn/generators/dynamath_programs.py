@@ -56,7 +56,7 @@ from typing import Any
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
 from isodyn.generators.base import SeedProgram
-from isodyn.generators.contained import check_image, check_value, contained, limits, read_bounded
+from isodyn.generators.contained import check_image, check_value, contained, limits, read_bounded, read_text
 from isodyn.generators.release import (
     _ANSWER_TYPES,
     _LEVELS,
@@ -719,9 +719,10 @@ _DISPLAY = re.compile(
 _OLDER_API = re.compile(r"got an unexpected keyword argument")
 
 
-def needs(error: ProgramError) -> str:
+def needs(error: ProgramError, source: str = "") -> str:
     """What a failing program seems to need: `module NAME`, `a display`, `LaTeX`, or `more time`;
-    "" when the failure says nothing of the kind."""
+    "" when the failure says nothing of the kind. `source` is the program's text (it may render
+    LaTeX through a tool this machine lacks, failing far from the call)."""
     if error.timed_out:
         return "more time (or a display)"
     if error.missing_module:
@@ -730,11 +731,19 @@ def needs(error: ProgramError) -> str:
         return "LaTeX"
     if _DISPLAY.search(error.reason):
         return "a display"
-    if _LATEX.search(error.detail):
+    if _LATEX.search(error.detail) or (_LATEX.search(source) and not shutil.which("dvipng")):
         return "LaTeX (dvipng)"  # IPython's latex_to_png gives None without it: a TypeError further on
     if _OLDER_API.search(error.reason):
         return "an older version of a library (an argument it no longer takes)"
     return ""
+
+
+@lru_cache(maxsize=64)
+def _program_text(file: Path) -> str:
+    try:
+        return read_text(file, str(file))
+    except (ReleaseError, OSError):
+        return ""  # unreadable: only the failure's own words say what it needs
 
 
 def check_environment(
@@ -762,7 +771,8 @@ def check_environment(
     for seed, error in zip(seeds.values(), outcomes, strict=True):
         if error is None:
             continue
-        need = needs(error) if isinstance(error, ProgramError) else ""
+        source = _program_text(seed.program.file)
+        need = needs(error, source) if isinstance(error, ProgramError) else ""
         lines.append(f"Q{seed.seed_id}: {'needs ' + need if need else 'fails'}: {_one_line(str(error))}")
     lines.extend(f"{file.name}: cannot be parsed: {reason}" for file, reason in _scan(Path(path)).problems)
     return lines
