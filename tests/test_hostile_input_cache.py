@@ -4,8 +4,10 @@ real command line against the loopback stub, which counts the calls paid for."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -21,39 +23,31 @@ from user_cli import exp, user_env
 
 ANSWER = json.dumps({"solution": "s", "short answer": "A"})
 
-# `exp` with diskcache's write failing as a full disk fails (errno 28) for one store. Tests may run
-# as root, where chmod stops no write, so the failure is made where the store writes.
-FULL_DISK = """
-import errno, sys, diskcache
-real = diskcache.Cache.set
-def full(self, key, value, *args, **kwargs):
-    if self.directory.endswith(STORE):
-        raise OSError(errno.ENOSPC, "No space left on device")
-    return real(self, key, value, *args, **kwargs)
-diskcache.Cache.set = full
-from isodyn.cli import main
-sys.argv = ["exp", *sys.argv[1:]]
-main()
-"""
-# the same, with the store's reads failing as a disk that gives I/O errors
-BAD_READS = """
-import sqlite3, sys, diskcache
-real = diskcache.Cache.get
-def broken(self, key, *args, **kwargs):
-    if self.directory.endswith(STORE):
-        raise sqlite3.OperationalError("disk I/O error")
-    return real(self, key, *args, **kwargs)
-diskcache.Cache.get = broken
-from isodyn.cli import main
-sys.argv = ["exp", *sys.argv[1:]]
-main()
-"""
+# Tests may run as root, where chmod stops no write: a failing disk is made where the store writes.
 
 
-def patched_exp(code: str, *words: str, store: str = "responses") -> subprocess.CompletedProcess:
-    program = code.replace("STORE", repr(store))
-    return subprocess.run([sys.executable, "-c", program, *words], capture_output=True, text=True,
-                          env=user_env(), timeout=300)  # fmt: skip
+def full_disk(patch: pytest.MonkeyPatch, store: str = "responses") -> None:
+    """diskcache's writes to `store` fail as a full disk's do (errno 28), in this process."""
+    real = diskcache.Cache.set
+
+    def full(self: diskcache.Cache, key: object, value: object, *args: object, **kwargs: object) -> object:
+        if self.directory.endswith(store):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, key, value, *args, **kwargs)
+
+    patch.setattr(diskcache.Cache, "set", full)
+
+
+def bad_reads(patch: pytest.MonkeyPatch, store: str = "responses") -> None:
+    """diskcache's reads of `store` fail as a disk with I/O errors does, in this process."""
+    real = diskcache.Cache.get
+
+    def broken(self: diskcache.Cache, key: object, *args: object, **kwargs: object) -> object:
+        if self.directory.endswith(store):
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(self, key, *args, **kwargs)
+
+    patch.setattr(diskcache.Cache, "get", broken)
 
 
 def run_words(stub: OpenAIStub, tmp_path: Path, out: str = "runs", cache: str = "cache") -> list[str]:
@@ -91,45 +85,49 @@ def cache_command(capsys, *words: str) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
-def test_a_reply_the_cache_cannot_store_is_kept_and_never_paid_twice(tmp_path: Path) -> None:
+def test_a_reply_the_cache_cannot_store_is_kept_and_never_paid_twice(tmp_path, run_cli, monkeypatch) -> None:
     with OpenAIStub(lambda request: ScriptedReply(text=ANSWER)) as stub:
         words = run_words(stub, tmp_path)
-        full = patched_exp(FULL_DISK, *words)
-        assert full.returncode == 2, full.stderr
-        assert full.stderr.count("cannot store replies") == 1  # said once, not per cell
-        assert "4 replies could not be stored" in full.stderr and "Traceback" not in full.stderr
+        with monkeypatch.context() as patch:
+            full_disk(patch)
+            full = run_cli(*words)
+        assert full.code == 2, full.err
+        assert full.err.count("cannot store replies") == 1  # said once, not per cell
+        assert "4 replies could not be stored" in full.err and "Traceback" not in full.err
         (run_dir,) = run_dirs(tmp_path / "runs")
         assert [r["extracted"] for r in rows(run_dir)] == ["A"] * 4  # the replies are in the rows
         assert summary(run_dir)["complete"] is False and summary(run_dir)["not_cached"] == 4
         assert len(stub.requests) == 4
-        again = exp(*words)  # the disk has room again: the same command resumes, pays nothing
-        assert again.returncode == 0, again.stderr
+        again = run_cli(*words)  # the disk has room again: the same command resumes, pays nothing
+        assert again.code == 0, again.err
         assert len(stub.requests) == 4 and summary(run_dir)["complete"] is True
         assert len(rows(run_dir)) == 4
-        fresh = exp(*run_words(stub, tmp_path, out="other"))  # the cache now holds those replies
-        assert fresh.returncode == 0 and len(stub.requests) == 4
+        fresh = run_cli(*run_words(stub, tmp_path, out="other"))  # the cache now holds those replies
+        assert fresh.code == 0 and len(stub.requests) == 4
 
 
-def test_cells_that_fail_on_this_machine_leave_the_run_incomplete_and_run_again(tmp_path: Path) -> None:
+def test_cells_that_fail_here_leave_the_run_incomplete_and_run_again(tmp_path, run_cli, monkeypatch):
     with OpenAIStub(lambda request: ScriptedReply(text=ANSWER)) as stub:
         words = run_words(stub, tmp_path)
-        broken = patched_exp(BAD_READS, *words)
-        assert broken.returncode == 2 and "4 cells failed on this machine" in broken.stderr, broken.stderr
+        with monkeypatch.context() as patch:
+            bad_reads(patch)
+            broken = run_cli(*words)
+        assert broken.code == 2 and "4 cells failed on this machine" in broken.err, broken.err
         (run_dir,) = run_dirs(tmp_path / "runs")
         assert {r["reason"] for r in rows(run_dir)} == {"error:local"}
         assert summary(run_dir)["complete"] is False and len(stub.requests) == 0
-        again = exp(*words)
-        assert again.returncode == 0, again.stderr
+        again = run_cli(*words)
+        assert again.code == 0, again.err
     assert [r["reason"] for r in rows(run_dir)] == ["ok"] * 4  # one row per cell, the failures gone
     assert summary(run_dir)["complete"] is True and len(stub.requests) == 4
 
 
-def test_a_lone_surrogate_in_a_reply_neither_crashes_the_run_nor_its_rerun(tmp_path: Path) -> None:
+def test_a_lone_surrogate_in_a_reply_neither_crashes_the_run_nor_its_rerun(tmp_path, run_cli) -> None:
     text = '{"solution": "x\ud800y", "short answer": "A"}'  # the stub's JSON carries it as \\ud800
     with OpenAIStub(lambda request: ScriptedReply(text=text)) as stub:
         words = run_words(stub, tmp_path)
-        first = exp(*words)
-        assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr
+        first = run_cli(*words)
+        assert first.code == 0 and "Traceback" not in first.err, first.err
         # a store written before the fix holds the surrogate itself: a run that reads it survives
         store = diskcache.Cache(str(tmp_path / "cache" / "responses"))
         for key in list(store.iterkeys()):
@@ -138,8 +136,8 @@ def test_a_lone_surrogate_in_a_reply_neither_crashes_the_run_nor_its_rerun(tmp_p
         for name in ("replays",):  # without the memo, the run reads the reply store
             for path in (tmp_path / "cache" / name).glob("cache.db*"):
                 path.unlink()
-        rerun = exp(*words)  # replays every reply: no call, no crash
-        assert rerun.returncode == 0 and "Traceback" not in rerun.stderr, rerun.stderr
+        rerun = run_cli(*words)  # replays every reply: no call, no crash
+        assert rerun.code == 0 and "Traceback" not in rerun.err, rerun.err
         assert len(stub.requests) == 4
     for run_dir in run_dirs(tmp_path / "runs"):
         for row in rows(run_dir):
@@ -231,29 +229,29 @@ def test_a_cache_made_before_the_marker_is_adopted_and_one_with_strangers_refuse
     assert code == 2 and "holiday.jpg" in said and len(diskcache.Cache(str(root / "responses"))) == 1
 
 
-def test_cache_dir_a_file_a_link_and_a_truncated_store(tmp_path: Path, capsys) -> None:
+def test_cache_dir_a_file_a_link_and_a_truncated_store(tmp_path: Path, capsys, run_cli) -> None:
     afile = tmp_path / "afile"
     afile.write_text("data\n")
     with OpenAIStub(lambda request: ScriptedReply(text=ANSWER)) as stub:
-        refused = exp(*run_words(stub, tmp_path, cache="afile"))
-        assert refused.returncode == 2 and "is a file" in refused.stderr and afile.read_text() == "data\n"
+        refused = run_cli(*run_words(stub, tmp_path, cache="afile"))
+        assert refused.code == 2 and "is a file" in refused.err and afile.read_text() == "data\n"
         code, said = cache_command(capsys, "clear", f"cache_dir={afile}")
         assert code == 2 and "not an isodyn cache" in said and afile.read_text() == "data\n"
-        assert exp(*run_words(stub, tmp_path)).returncode == 0 and len(stub.requests) == 4
+        assert run_cli(*run_words(stub, tmp_path)).code == 0 and len(stub.requests) == 4
         (tmp_path / "link").symlink_to(tmp_path / "cache")  # a cache folder reached through a link
         code, said = cache_command(capsys, "clear", f"cache_dir={tmp_path / 'link'}")
         assert code == 0 and "removed 4 replies" in said and (tmp_path / "link").is_symlink()
         (tmp_path / "mine").mkdir()  # a store that is a link to a user's folder is no store of ours
         (tmp_path / "elsewhere").mkdir()
         (tmp_path / "mine" / "responses").symlink_to(tmp_path / "elsewhere")
-        linked_store = exp(*run_words(stub, tmp_path, out="mine-runs", cache="mine"))
-        assert linked_store.returncode == 2 and "not an isodyn cache" in linked_store.stderr
+        linked_store = run_cli(*run_words(stub, tmp_path, out="mine-runs", cache="mine"))
+        assert linked_store.code == 2 and "not an isodyn cache" in linked_store.err
         assert not any((tmp_path / "elsewhere").iterdir())
         for path in (tmp_path / "cache" / "responses").glob("cache.db*"):
             path.write_bytes(b"")  # a store cut to 0 bytes (a crash, a full disk)
-        truncated = exp(*run_words(stub, tmp_path, out="after-truncation"))
-        assert truncated.returncode == 0 and "Traceback" not in truncated.stderr, truncated.stderr
-        assert exp("cache", "repair", f"cache_dir={tmp_path / 'cache'}").returncode == 0
+        truncated = run_cli(*run_words(stub, tmp_path, out="after-truncation"))
+        assert truncated.code == 0 and "Traceback" not in truncated.err, truncated.err
+        assert run_cli("cache", "repair", f"cache_dir={tmp_path / 'cache'}").code == 0
 
 
 def test_two_runs_share_one_new_cache_at_once(tmp_path: Path) -> None:
