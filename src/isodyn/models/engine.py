@@ -76,7 +76,7 @@ def serve(requests: IO[str], replies: IO[str], model_path: str, context_tokens: 
     llama = Llama(model_path=model_path, n_ctx=context_tokens, n_threads=2, verbose=False, seed=0)
     # a few tokens: the instructions a completion uses run once before anything is promised
     llama.create_chat_completion(messages=[{"role": "user", "content": "Hi"}], max_tokens=4, seed=0)
-    _send(replies, "ready", None)
+    send_reply(replies, "ready", None)
     for line in requests:
         request = json.loads(line)
         params = request["params"]
@@ -89,12 +89,13 @@ def serve(requests: IO[str], replies: IO[str], model_path: str, context_tokens: 
                 seed=int(params.get("seed", 0)),
             )
         except Exception as exc:  # a bad request (too long a prompt): the caller's error, not a crash
-            _send(replies, "error", f"{type(exc).__name__}: {exc}")
+            send_reply(replies, "error", f"{type(exc).__name__}: {exc}")
         else:
-            _send(replies, "ok", completion)
+            send_reply(replies, "ok", completion)
 
 
-def _send(replies: IO[str], status: str, payload: Any) -> None:
+def send_reply(replies: IO[str], status: str, payload: Any) -> None:
+    """One reply of the child to its parent: a JSON line, flushed (the stand-ins in tests use it too)."""
     replies.write(json.dumps({"status": status, "payload": payload}) + "\n")
     replies.flush()
 

@@ -5,11 +5,11 @@ Each has the signature of `engine.serve`."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 from typing import IO, Any
 
+from isodyn.models.engine import send_reply
 from isodyn.scoring.json_answer import format_answer
 
 
@@ -20,24 +20,19 @@ def _completion(text: str) -> dict[str, Any]:
     }
 
 
-def _say(replies: IO[str], status: str, payload: Any) -> None:
-    replies.write(json.dumps({"status": status, "payload": payload}) + "\n")
-    replies.flush()
-
-
 def die_of_sigill(requests: IO[str], replies: IO[str], model_path: str, context_tokens: int) -> None:
     os.kill(os.getpid(), signal.SIGILL)
 
 
 def answer(requests: IO[str], replies: IO[str], model_path: str, context_tokens: int) -> None:
-    _say(replies, "ready", None)
+    send_reply(replies, "ready", None)
     for _ in requests:
-        _say(replies, "ok", _completion(format_answer("Reasoned.", "A")))
+        send_reply(replies, "ok", _completion(format_answer("Reasoned.", "A")))
 
 
 def answer_once_then_die(requests: IO[str], replies: IO[str], model_path: str, context_tokens: int) -> None:
-    _say(replies, "ready", None)
+    send_reply(replies, "ready", None)
     for number, _ in enumerate(requests):
         if number:
             os.kill(os.getpid(), signal.SIGILL)
-        _say(replies, "ok", _completion(format_answer("Reasoned.", "A")))
+        send_reply(replies, "ok", _completion(format_answer("Reasoned.", "A")))
