@@ -1,35 +1,169 @@
-"""One registry mechanism for everything a user names on the command line: base strategies,
-modifiers, graders and report metrics (seeds have their own, `generators.registry`, with the same
-decorator shape). Adding one is one decorated definition in one file; `exp list` reads them."""
+"""The one way to plug things into isodyn: a named, ordered, discoverable registry per kind.
+
+Six kinds are plugged in the same way: seed programs, base strategies, strategy modifiers, graders,
+report sections and dataset importers (`KINDS`). Each kind has one `Registry`. Adding an entry is
+one registration in one module: `@REGISTRY.register("name", order=...)` on a definition, or
+`REGISTRY.add(...)`. A registry finds its entries on first read by importing every module of its
+packages, then the modules named by the entry points of its group (`isodyn.seeds`,
+`isodyn.strategies`, ...), so a third-party package adds an entry by declaring, in its own
+pyproject.toml:
+
+    [project.entry-points."isodyn.strategies"]
+    mine = "my_package.my_strategy"
+
+Entries list in an explicit order: by `order` (built-in entries set theirs; a new entry defaults to
+`LATE`, after them), then by name. Every entry carries a record (`Entry`): its name, a one-line
+summary and the module that defined it, which `exp list KIND` prints in one loop.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+import importlib
+import pkgutil
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
+LATE = 1000  # the order of an entry that does not give one: after every built-in entry
 
-class Registry(dict[str, T]):
-    """Named entries in registration order; a plain mapping to read, `register` to add."""
 
-    def __init__(self, kind: str) -> None:
-        super().__init__()
-        self.kind = kind
+@dataclass(frozen=True)
+class Entry(Generic[T]):
+    """One registered thing and what `exp list` says of it."""
 
-    def register(self, name: str) -> Callable[[T], T]:
-        """A decorator adding the decorated object under `name`; a name is registered once."""
+    name: str
+    value: T
+    summary: str  # one line
+    defined_in: str  # the module that registered it
+    order: int = LATE
 
-        def add(entry: T) -> T:
-            if name in self and self[name] is not entry:
-                raise ValueError(f"{self.kind} {name!r} is registered twice")
-            self[name] = entry
-            return entry
+
+def first_line(value: object) -> str:
+    """The first line of an object's docstring, or '' (the default summary of an entry)."""
+    doc = getattr(value, "__doc__", None) or ""
+    lines = doc.strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+class Registry(Mapping[str, T]):
+    """Named entries of one kind, read as a mapping (name to value) in the registry's order."""
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        packages: tuple[str, ...] = (),
+        group: str | None = None,
+        summary: Callable[[Any], str] = first_line,
+    ) -> None:
+        self.kind = kind  # singular, as an error names it: "unknown grader 'x'"
+        self.packages = packages  # imported whole on first read
+        self.group = group  # the entry-point group of third-party entries
+        self._summary = summary
+        self._entries: dict[str, Entry[T]] = {}
+        self._ordered: list[Entry[T]] | None = None
+        self._discovered = False
+
+    # --- adding ---------------------------------------------------------------------------------
+    def register(
+        self, name: str, *, order: int = LATE, summary: str | None = None
+    ) -> Callable[[T], T]:
+        """A decorator adding the decorated object under `name`."""
+
+        def add(value: T) -> T:
+            return self.add(name, value, order=order, summary=summary)
 
         return add
 
-    def get_named(self, name: str) -> T:
+    def add(self, name: str, value: T, *, order: int = LATE, summary: str | None = None) -> T:
+        """Add `value` under `name`; a name is registered once (the same object again is a no-op)."""
+        known = self._entries.get(name)
+        if known is not None:
+            if known.value is value:
+                return value
+            raise ValueError(
+                f"{self.kind} {name!r} is registered twice ({known.defined_in} and {_module_of(value)})"
+            )
+        said = self._summary(value) if summary is None else summary
+        self._entries[name] = Entry(name, value, said, _module_of(value), order)
+        self._ordered = None
+        return value
+
+    # --- reading --------------------------------------------------------------------------------
+    def entries(self) -> list[Entry[T]]:
+        """Every entry, discovered, in order: by `order`, then by name."""
+        self.discover()
+        if self._ordered is None:
+            self._ordered = sorted(self._entries.values(), key=lambda e: (e.order, e.name))
+        return self._ordered
+
+    def entry(self, name: str) -> Entry[T]:
         """The entry called `name`, or a KeyError whose message lists the valid names."""
-        if name not in self:
+        self.discover()
+        if name not in self._entries:
             raise KeyError(f"unknown {self.kind} {name!r}; valid: {', '.join(self)}")
-        return self[name]
+        return self._entries[name]
+
+    def get_named(self, name: str) -> T:
+        """The value called `name`, or a KeyError whose message lists the valid names."""
+        return self.entry(name).value
+
+    def __getitem__(self, name: str) -> T:
+        self.discover()
+        return self._entries[name].value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([entry.name for entry in self.entries()])
+
+    def __len__(self) -> int:
+        self.discover()
+        return len(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        self.discover()
+        return name in self._entries
+
+    # --- discovery ------------------------------------------------------------------------------
+    def discover(self) -> None:
+        """Import every module of the registry's packages and of its entry points, once."""
+        if self._discovered:
+            return
+        self._discovered = True  # first: a module imported below may read this registry
+        for package_name in self.packages:
+            package = importlib.import_module(package_name)
+            for info in pkgutil.walk_packages(package.__path__, prefix=f"{package_name}."):
+                importlib.import_module(info.name)
+        if self.group:
+            for point in entry_points(group=self.group):
+                loaded = point.load()  # a module registers its entries as it is imported
+                if not isinstance(loaded, type(sys)):
+                    self.add(point.name, loaded)  # an object named directly is registered as itself
+
+
+def _module_of(value: object) -> str:
+    return str(getattr(value, "__module__", None) or type(value).__module__)
+
+
+# The six kinds, each as (where its registry lives, what `exp list KIND` calls it). Imported only
+# when read, so `exp list graders` does not import the seeds.
+KINDS: dict[str, str] = {
+    "seeds": "isodyn.generators.base:SEEDS",
+    "strategies": "isodyn.strategies.base:BASES",
+    "modifiers": "isodyn.strategies.base:MODIFIERS",
+    "graders": "isodyn.scoring.graders:GRADERS",
+    "metrics": "isodyn.analysis.sections:SECTIONS",
+    "datasets": "isodyn.datasets.kinds:DATASETS",
+}
+
+
+def registry_of(kind: str) -> Registry[Any]:
+    """The registry of one of the six kinds (a KeyError names the valid ones)."""
+    if kind not in KINDS:
+        raise KeyError(f"unknown kind {kind!r}; valid: {', '.join(KINDS)}")
+    module, attribute = KINDS[kind].split(":")
+    registry: Registry[Any] = getattr(importlib.import_module(module), attribute)
+    return registry

@@ -58,7 +58,7 @@ def _percent_note(bootstrap: Bootstrap) -> str:
     return f"in %, with {bootstrap.level:.0%} cluster-bootstrap intervals over seeds"
 
 
-@SECTIONS.register("dynamath")
+@SECTIONS.register("dynamath", order=10)
 def dynamath_sections(inputs: ReportInputs) -> Section:
     """DynaMath's headline metrics: the overview and its Tables 2, 3 and 7."""
     frame, bootstrap, note = inputs.frame, inputs.bootstrap, _percent_note(inputs.bootstrap)
@@ -73,7 +73,7 @@ def dynamath_sections(inputs: ReportInputs) -> Section:
     ])  # fmt: skip
 
 
-@SECTIONS.register("isobench")
+@SECTIONS.register("isobench", order=20)
 def isobench_section(inputs: ReportInputs) -> Section:
     """IsoBench's layout: accuracy per task and representation, with the modality gap."""
     iso = isobench_layout(inputs.frame)
@@ -83,7 +83,7 @@ def isobench_section(inputs: ReportInputs) -> Section:
     return Section([("IsoBench layout (Tables 1 and 6)", caption, iso)])
 
 
-@SECTIONS.register("variation")
+@SECTIONS.register("variation", order=30)
 def variation_section(inputs: ReportInputs) -> Section:
     """DynaMath's metrics per variation type."""
     graded = inputs.graded
@@ -124,7 +124,7 @@ def consistency_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-@SECTIONS.register("consistency")
+@SECTIONS.register("consistency", order=40)
 def consistency_section(inputs: ReportInputs) -> Section:
     """Repetition consistency (RC), spread over repeats, memorization, circular consistency."""
     if inputs.graded.empty:
@@ -134,7 +134,7 @@ def consistency_section(inputs: ReportInputs) -> Section:
     return Section([("Consistency", caption, consistency_table(inputs.frame))])
 
 
-@SECTIONS.register("figures")
+@SECTIONS.register("figures", order=50)
 def figures_section(inputs: ReportInputs) -> Section:
     """Accuracy per topic, RR per series, correct variants per seed, the modality gap."""
     graded, bootstrap = inputs.graded, inputs.bootstrap
@@ -154,7 +154,7 @@ def figures_section(inputs: ReportInputs) -> Section:
     return Section(figures=figures)
 
 
-@SECTIONS.register("grading")
+@SECTIONS.register("grading", order=60)
 def grading_section(inputs: ReportInputs) -> Section:
     """How verdicts were reached, and each headline number under every grader."""
     tables = []
@@ -176,7 +176,7 @@ def grading_section(inputs: ReportInputs) -> Section:
     return Section(tables)
 
 
-@SECTIONS.register("process")
+@SECTIONS.register("process", order=70)
 def process_section(inputs: ReportInputs) -> Section:
     """MM-MATH's process evaluation, when `exp judge` has run."""
     if not inputs.process:

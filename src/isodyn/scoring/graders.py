@@ -73,7 +73,9 @@ class Score:
 
 Grader = Callable[[object, Question], Score]
 GRADERS: Registry[Grader] = Registry("grader")
-grader = GRADERS.register  # `@grader("name")`: what `grader=` accepts
+# `@grader("name", order=N)`: what `grader=` accepts. Listed (and shown in reports) by order: the
+# default, then the papers' rules, then the strictest; a new grader without an order lists last.
+grader = GRADERS.register
 
 
 def get_grader(name: str) -> Grader:
@@ -101,7 +103,7 @@ def _compared(extraction: Extraction, question: Question, name: str) -> Score:
     return Score(verdict, extraction.answer, "ok", extraction.method, extraction.ambiguity, name)
 
 
-@grader("isodyn")
+@grader("isodyn", order=10)
 def isodyn_grader(reply: object, question: Question) -> Score:
     """The default: the full extraction cascade (JSON, box, answer lines, bare lines, statements)."""
     asked = question
@@ -111,7 +113,7 @@ def isodyn_grader(reply: object, question: Question) -> Score:
     return _compared(extraction, question, "isodyn")
 
 
-@grader("strict-json")
+@grader("strict-json", order=40)
 def strict_json_grader(reply: object, question: Question) -> Score:
     """The requested JSON `short answer` only, as written (no repair, no fallback)."""
     answer = strict_json_answer(bounded(reply))
@@ -119,7 +121,7 @@ def strict_json_grader(reply: object, question: Question) -> Score:
     return _compared(found, question, "strict-json")
 
 
-@grader("mmmath")
+@grader("mmmath", order=30)
 def mmmath_grader(reply: object, question: Question) -> Score:
     """MM-MATH's outcome rule: the last \\boxed{} answer, compared by SymPy, intervals and units."""
     answer = last_boxed(bounded(reply))
@@ -162,7 +164,7 @@ def _dynamath_letter(answer: str) -> str | None:
     return present[0] if len(present) == 1 else None
 
 
-@grader("dynamath")
+@grader("dynamath", order=20)
 def dynamath_grader(reply: object, question: Question) -> Score:
     """DynaMath's published rule: the JSON short answer, absolute tolerance 0.001, no fallback."""
     text = bounded(reply)
@@ -194,7 +196,3 @@ def dynamath_grader(reply: object, question: Question) -> Score:
         return Score(False, None, "extraction_failed", method, NONE_FOUND, "dynamath")
     return Score(correct, extracted, "ok", method, CLEAR, "dynamath")
 
-
-# Listed (and shown in reports) in this order: the default, then the papers' rules, then the strictest.
-for _name in ("isodyn", "dynamath", "mmmath", "strict-json"):
-    GRADERS[_name] = GRADERS.pop(_name)
