@@ -22,9 +22,9 @@ import diskcache
 
 import isodyn.experiments.llm as llm
 import isodyn.experiments.runner as runner
-from isodyn.cache import Reply
 from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.models.requests import Reply
 
 WORDS = [
     "models=openai/bench", "api_base=http://127.0.0.1:9/v1", "seeds=isobench_parity,isobench_connectivity",

@@ -1,4 +1,7 @@
-"""Run a strategy on one variant with a scripted `ask`, capturing every call's messages."""
+"""Run a strategy on one variant with a scripted `ask`, capturing every call's messages.
+
+The strategy's context holds only the services it declares, as in a run, so a strategy reading an
+undeclared service fails here too."""
 
 from __future__ import annotations
 
@@ -7,10 +10,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from isodyn.cache import Reply, hash_images
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators import SeedProgram, all_seeds
-from isodyn.strategies import CellContext, ModelFacts, parse_strategy
+from isodyn.models.requests import Reply, hash_images
+from isodyn.strategies import (
+    CellContext,
+    Describer,
+    Grading,
+    ModelFacts,
+    Service,
+    Services,
+    parse_strategy,
+)
 
 
 class PlainMaterials:
@@ -37,6 +48,29 @@ def default_answer(messages: list[dict], step: str, sample: int) -> str:
     return '{"solution": "...", "short answer": "A"}'
 
 
+def cell_context(
+    seed_id: str,
+    index: int,
+    modality: Modality,
+    repeat: int = 0,
+    vision: bool = True,
+    describer: ModelFacts | None = None,
+    needs: frozenset[Service] | None = None,
+) -> CellContext:
+    """A cell's context with the services a test can offer (no preparation: that is dspy's, tested
+    through a run), all of them or only `needs`."""
+    services = Services(materials=PlainMaterials(), describer=Describer(describer), grading=Grading())
+    return CellContext(
+        seed_id=seed_id,
+        index=index,
+        modality=modality,
+        repeat=repeat,
+        base_seed=0,
+        solver=ModelFacts("solver", vision),
+        services=services if needs is None else services.only(needs),
+    )
+
+
 def run_strategy(
     spec: str,
     seed_id: str,
@@ -50,16 +84,7 @@ def run_strategy(
     materials = PlainMaterials()
     strategy = parse_strategy(spec)
     variant = materials.variant(seed_id, index)
-    ctx = CellContext(
-        seed_id=seed_id,
-        index=index,
-        modality=modality,
-        repeat=repeat,
-        base_seed=0,
-        materials=materials,
-        solver=ModelFacts("solver", vision),
-        describer=describer,
-    )
+    ctx = cell_context(seed_id, index, modality, repeat, vision, describer, needs=strategy.needs)
     captured = Captured(ctx=ctx)
 
     async def ask(messages: list[dict], step: str, *, model: str | None = None, sample: int = 0) -> Reply:

@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from isodyn.cache import KEY_VERSION, ModelRequest, Reply, ResponseCache, cache_key
+from isodyn.cache import KEY_VERSION, ResponseCache, cache_key
+from isodyn.models.requests import ModelRequest, Reply
 
 
 def image_message(png: bytes) -> list[dict]:
@@ -65,7 +66,8 @@ def test_image_is_hashed_by_bytes_not_encoding() -> None:
 
 def test_key_is_stable_across_processes() -> None:
     code = (
-        "import json,sys; from isodyn.cache import ModelRequest, cache_key; "
+        "import json,sys; from isodyn.cache import cache_key; "
+        "from isodyn.models.requests import ModelRequest; "
         "print(cache_key(ModelRequest(**json.loads(sys.argv[1]))))"
     )
     document = json.dumps(BASE.__dict__)

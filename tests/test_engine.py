@@ -216,7 +216,7 @@ def test_engine_settings_are_checked(tmp_path, word) -> None:
 def test_truncated_last_line_is_dropped_on_resume(tmp_path) -> None:
     run_dir = tmp_path / "r"
     run_dir.mkdir()
-    cell = CellResult(model="m", strategy="zeroshot", modality="latex", seed_id="s", variant=0)
+    cell = CellResult.from_row(dict(model="m", strategy="zeroshot", modality="latex", seed_id="s", variant=0))
     good = result_line(cell).decode().rstrip("\n")
     (run_dir / "results.jsonl").write_text(good + "\n" + good[:5])
     assert [row["model"] for row in load_rows(run_dir, repair=True)] == ["m"]

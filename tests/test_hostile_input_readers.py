@@ -29,13 +29,13 @@ from user_cli import exp
 
 def cell(index: int, **changes: Any) -> dict[str, Any]:
     """A results.jsonl row as the runner writes it (variant `index`), with `changes`."""
-    result = CellResult(
+    result = CellResult.from_row(dict(
         model="openai/m", strategy="zeroshot", modality="latex", seed_id="s1", variant=index,
         answer_type="multiple_choice", question="Even or odd?", choices=("even", "odd"), truth="A",
         reason="ok", correct=False, extracted="B", grader="isodyn", response="B",
         transcript=(Call(step="answer", model="openai/m", messages=({"role": "user", "content": "Q"},),
-                         key="k", cache_hit=False, response="B"),),
-    )  # fmt: skip
+                         key="k", cache_hit=False, response="B").to_json(),),
+    ))  # fmt: skip
     return {**json.loads(result_line(result)), **changes}
 
 

@@ -19,11 +19,12 @@ import pytest
 from typer.testing import CliRunner
 
 import user_cli
-from isodyn.cache import ModelRequest, ResponseCache
+from isodyn.cache import ResponseCache
 from isodyn.cli import app
 from isodyn.experiments.config import ConfigError, ExperimentConfig, parse_overrides
 from isodyn.experiments.llm import CachedClient, Limits, RunLog, parse_retry_after
 from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.models.requests import ModelRequest
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 CRED = "cred-5f1e0c9a7b3d2e4f"  # neither its variable's name nor its shape looks like a key

@@ -282,8 +282,9 @@ def test_no_key_goes_to_a_custom_server_unless_named(tmp_path: Path, monkeypatch
 def test_identical_requests_in_flight_share_one_call(tmp_path: Path) -> None:
     import asyncio
 
-    from isodyn.cache import ModelRequest, ResponseCache
+    from isodyn.cache import ResponseCache
     from isodyn.experiments.llm import CachedClient
+    from isodyn.models.requests import ModelRequest
 
     def slow(request: dict) -> ScriptedReply:
         return ScriptedReply(text="4", delay_s=0.5)

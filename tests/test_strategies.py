@@ -158,14 +158,13 @@ def test_composition_rules() -> None:
 
 
 def test_incompatible_cells_are_skipped_with_reason() -> None:
-    from isodyn.strategies import CellContext
-    from strategy_harness import PlainMaterials
+    from strategy_harness import cell_context
 
     seeds = all_seeds()
-    ctx = CellContext("isobench_parity", 0, LATEX, 0, 0, PlainMaterials(), ModelFacts("m", True))
+    ctx = cell_context("isobench_parity", 0, LATEX, vision=True)
     variant = seeds["isobench_parity"].variant(0)
     assert parse_strategy("isosp").skip_reason(variant, LATEX, ctx) == "isosp runs only on image cells"
-    blind = CellContext("isobench_parity", 0, IMAGE, 0, 0, PlainMaterials(), ModelFacts("m", False))
+    blind = cell_context("isobench_parity", 0, IMAGE, vision=False)
     assert parse_strategy("cot3").skip_reason(variant, IMAGE, blind) == "model has no vision"
     assert parse_strategy("isosp").skip_reason(variant, IMAGE, blind) == "model has no vision"
 
@@ -217,3 +216,67 @@ def test_permute_scores_against_the_rotated_truth() -> None:
     rotated = captured.ctx.scored_variant
     assert rotated.choices == (original.choices[1], original.choices[2], original.choices[0])
     assert format_choices(rotated.choices) in text_of(captured.calls[0]["messages"][0])
+
+
+def test_each_strategy_declares_the_services_it_reads() -> None:
+    from isodyn.strategies import Service
+
+    m, d, p, g = Service.MATERIALS, Service.DESCRIBER, Service.PREPARATION, Service.GRADING
+    assert parse_strategy("zeroshot").needs == parse_strategy("antimem").needs == frozenset()
+    assert parse_strategy("cot3").needs == parse_strategy("isocb").needs == {m}
+    assert parse_strategy("isosp").needs == {d}
+    assert parse_strategy("dspy").needs == {m, p}
+    # a chain needs what each of its parts needs
+    assert parse_strategy("permute+sc@3+antimem+isosp").needs == {m, d, g}
+
+
+def test_reading_an_undeclared_service_is_a_clear_error() -> None:
+    import asyncio
+
+    from isodyn.models.requests import Reply
+    from isodyn.strategies import Service, UndeclaredService
+    from strategy_harness import cell_context
+
+    cot3 = parse_strategy("cot3")
+    variant = all_seeds()["isobench_parity"].variant(0)
+    bare = cell_context("isobench_parity", 0, LATEX, needs=frozenset())  # as if cot3 declared nothing
+    said = r"no materials service: add Service\.MATERIALS to the `needs`"
+    with pytest.raises(UndeclaredService, match=said):
+        cot3.skip_reason(variant, LATEX, bare)
+
+    async def ask(messages: list, step: str, *, model: str | None = None, sample: int = 0) -> Reply:
+        return Reply(text='{"short answer": "A"}')
+
+    representation = all_seeds()["isobench_parity"].representation(variant, LATEX)
+    with pytest.raises(UndeclaredService, match="no grading service"):
+        asyncio.run(parse_strategy("sc@3").run(variant, representation, ask, bare))
+    # the services declared are there, the others are not
+    granted = cell_context("isobench_parity", 0, LATEX, needs=frozenset({Service.DESCRIBER}))
+    assert granted.describer.model is None  # no describer= model: the solver describes
+    with pytest.raises(UndeclaredService, match="no preparation service"):
+        _ = granted.preparation
+
+
+def test_the_runner_grants_only_the_declared_services(tmp_path: Path) -> None:
+    from isodyn.cache import ResponseCache
+    from isodyn.experiments.config import parse_overrides
+    from isodyn.experiments.llm import CachedClient, Limits
+    from isodyn.experiments.runner import _context, _Materials, plan_experiment
+    from isodyn.generators.render_cache import RenderCache
+
+    plan = plan_experiment(parse_overrides([
+        f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'cache'}", "variants=1", "seeds=isobench_parity",
+        "modalities=image,latex", "strategies=zeroshot,isosp,permute+sc@3+antimem+cot3,dspy",
+    ]))  # fmt: skip
+    materials = _Materials(plan.seeds, plan.config.base_seed, RenderCache(tmp_path / "renders"))
+    client = CachedClient(ResponseCache(tmp_path / "responses"), Limits())
+    granted = {}
+    for cell in plan.grid.cells:
+        services = _context(plan, cell, materials, client, tmp_path).services
+        granted[cell.strategy] = {name for name, value in vars(services).items() if value is not None}
+    assert granted == {
+        "zeroshot": set(),
+        "isosp": {"describer"},
+        "permute+sc@3+antimem+cot3": {"materials", "grading"},
+        "dspy": {"materials", "preparation"},
+    }

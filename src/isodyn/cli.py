@@ -850,65 +850,16 @@ DYNAMATH_TOPIC_SHARE = {
 
 @app.command("list")
 def list_(
-    what: Annotated[str, typer.Argument(help="strategies, seeds, graders, metrics, datasets or models")],
+    what: Annotated[
+        str, typer.Argument(help="strategies, modifiers, seeds, graders, metrics, datasets or models")
+    ],
 ) -> None:
-    """Describe the strategies (source, calls per cell, modalities), the seed programs, the graders
-    or the report's metric sections: each list is read from its registry."""
-    if what == "strategies":
-        from isodyn.strategies import BASES, MODIFIERS
+    """Describe what can be plugged in, each list read from its registry: the strategies and
+    modifiers (source, calls per cell, modalities), the seed programs, the graders, the report's
+    metric sections, the dataset kinds; or the model names."""
+    from isodyn.registry import KINDS, registry_of
 
-        table = Table(title="Base strategies (compose with modifiers: antimem+cot3, permute+sc@5+isosp)")
-        for column in ("name", "what it does", "source", "calls per cell", "modalities"):
-            table.add_column(column, overflow="fold")
-        for name, cls in sorted(BASES.items()):
-            accepted = "all" if cls.modalities is None else ", ".join(sorted(m.value for m in cls.modalities))
-            table.add_row(*_cells(name, cls.summary, cls.source, cls.calls_per_cell, accepted))
-        modifiers = Table(title="Modifiers")
-        for column in ("name", "what it does", "source", "calls per cell"):
-            modifiers.add_column(column, overflow="fold")
-        for name, modifier in sorted(MODIFIERS.items()):
-            modifiers.add_row(*_cells(name, modifier.summary, modifier.source, modifier.calls_per_cell))
-        _stdout_console().print(table, modifiers)
-    elif what in ("seeds", "generators"):
-        from collections import Counter
-
-        from isodyn.generators import all_seeds
-
-        seeds = all_seeds()
-        table = Table(title="Seed programs (generators)")
-        for column in (
-            "seed",
-            "topic",
-            "level",
-            "answer type",
-            "variation types",
-            "representations",
-            "variants",
-        ):
-            table.add_column(column, overflow="fold")
-        for seed_id, seed in seeds.items():
-            table.add_row(
-                seed_id,
-                seed.topic.value,
-                seed.level.value,
-                seed.answer_type.value,
-                ", ".join(v.value for v in seed.variation_types),
-                ", ".join(m.value for m in seed.modalities),
-                f"{seed.variant_space:.2g}" if seed.variant_space >= 1e6 else str(seed.variant_space),
-            )
-        counts = Counter(seed.topic.value for seed in seeds.values())
-        dynamath = sum(counts[t] for t in DYNAMATH_TOPIC_SHARE)
-        topics = Table(title="Seeds per topic, next to DynaMath's Table 1")
-        for column in ("topic", "seeds", "share of DynaMath-topic seeds", "DynaMath share"):
-            topics.add_column(column)
-        for topic, count in sorted(counts.items()):
-            share = f"{100 * count / dynamath:.1f}%" if topic in DYNAMATH_TOPIC_SHARE and dynamath else "–"
-            reference = f"{DYNAMATH_TOPIC_SHARE[topic]:.1f}%" if topic in DYNAMATH_TOPIC_SHARE else "–"
-            topics.add_row(*_cells(topic, count, share, reference))
-        _stdout_console().print(table, topics)
-    elif what in ("graders", "metrics"):
-        _list_registry(what)
-    elif what == "models":
+    if what == "models":  # not a plug-in kind: names from the config files
         from isodyn.models.aliases import aliases, config_files
 
         try:
@@ -923,34 +874,46 @@ def list_(
             sees = "as litellm says" if alias.vision is None else ("yes" if alias.vision else "no")
             table.add_row(*_cells(name, alias.model, sees, alias.source))
         _stdout_console().print(table)
-    elif what == "datasets":
-        from isodyn.generators.datasets import KINDS
+        return
+    # The kinds each word lists: `strategies` shows the bases and the modifiers they compose with.
+    lists: dict[str, tuple[str, ...]] = {
+        "strategies": ("strategies", "modifiers"),
+        "seeds": ("seeds",),
+        "generators": ("seeds",),
+    }
+    lists.update({kind: (kind,) for kind in KINDS if kind not in lists})
+    if what not in lists:
+        raise fail(f"cannot list {what!r}; valid: {', '.join([*lists, 'models'])}")
+    tables = [_list_registry(kind) for kind in lists[what]]
+    if "seeds" in lists[what]:
+        from collections import Counter
 
-        table = Table(title="Datasets (dataset=PREFIX:PATH; no prefix: a DynaMath release)")
-        for column in ("prefix", "what it reads", "variants by default"):
-            table.add_column(column, overflow="fold")
-        for name, kind in KINDS.items():
-            default = "every trial" if kind.variants is None else str(kind.variants)
-            table.add_row(*_cells(f"{name}:", kind.what, default))
-        _stdout_console().print(table)
-    else:
-        raise fail(
-            f"cannot list {what!r}; valid: strategies, seeds, generators, graders, metrics, datasets, models"
-        )
+        counts = Counter(seed.topic.value for seed in registry_of("seeds").values())
+        dynamath = sum(counts[t] for t in DYNAMATH_TOPIC_SHARE)
+        topics = Table(title="Seeds per topic, next to DynaMath's Table 1")
+        for column in ("topic", "seeds", "share of DynaMath-topic seeds", "DynaMath share"):
+            topics.add_column(column)
+        for topic, count in sorted(counts.items()):
+            share = f"{100 * count / dynamath:.1f}%" if topic in DYNAMATH_TOPIC_SHARE and dynamath else "–"
+            reference = f"{DYNAMATH_TOPIC_SHARE[topic]:.1f}%" if topic in DYNAMATH_TOPIC_SHARE else "–"
+            topics.add_row(*_cells(topic, count, share, reference))
+        tables.append(topics)
+    _stdout_console().print(*tables)
 
 
-def _list_registry(what: str) -> None:
-    """A registry's entries with the first line of each one's docstring."""
-    from isodyn.analysis.sections import SECTIONS
-    from isodyn.scoring import GRADERS
+def _list_registry(kind: str) -> Table:
+    """One plug-in kind's table: a row per registered entry, in the registry's order. Every kind is
+    listed by this one loop; `isodyn.listing` says which cells an entry shows."""
+    from isodyn.listing import listing_of
+    from isodyn.registry import registry_of
 
-    registry: dict[str, Any] = GRADERS if what == "graders" else SECTIONS
-    table = Table(title="Graders (grader=NAME)" if what == "graders" else "Report metric sections, in order")
-    for column in ("name", "what it does"):
+    shown = listing_of(kind)
+    table = Table(title=shown.title)
+    for column in shown.columns:
         table.add_column(column, overflow="fold")
-    for name, entry in registry.items():
-        table.add_row(*_cells(name, (entry.__doc__ or "").strip().splitlines()[0] if entry.__doc__ else ""))
-    _stdout_console().print(table)
+    for entry in registry_of(kind).entries():
+        table.add_row(*_cells(*shown.row(entry)))
+    return table
 
 
 # The project's errors whose message is meant for the user, by module and name. A class can only

@@ -14,16 +14,19 @@ pyproject.toml:
 Entries list in an explicit order: by `order` (built-in entries set theirs; a new entry defaults to
 `LATE`, after them), then by name. Every entry carries a record (`Entry`): its name, a one-line
 summary and the module that defined it, which `exp list KIND` prints in one loop.
+
+How to add each kind, with an example: docs/extending.md.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-import sys
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -127,6 +130,13 @@ class Registry(Mapping[str, T]):
         self.discover()
         return name in self._entries
 
+    def registered(self) -> dict[str, T]:
+        """The values registered so far, by name in order, without discovering: for a caller that
+        imported the modules it needs itself (a test of one seed module, which another module's
+        error must not hide)."""
+        ordered = sorted(self._entries.values(), key=lambda e: (e.order, e.name))
+        return {entry.name: entry.value for entry in ordered}
+
     # --- discovery ------------------------------------------------------------------------------
     def discover(self) -> None:
         """Import every module of the registry's packages and of its entry points, once."""
@@ -140,8 +150,28 @@ class Registry(Mapping[str, T]):
         if self.group:
             for point in entry_points(group=self.group):
                 loaded = point.load()  # a module registers its entries as it is imported
-                if not isinstance(loaded, type(sys)):
-                    self.add(point.name, loaded)  # an object named directly is registered as itself
+                if isinstance(loaded, ModuleType) or self._holds(loaded):
+                    continue  # its import registered it (a seed class registers itself)
+                self.add(point.name, loaded)  # an object named directly is registered as itself
+
+    def _holds(self, value: object) -> bool:
+        return any(entry.value is value for entry in self._entries.values())
+
+    @contextmanager
+    def rediscovered(self) -> Iterator[Registry[T]]:
+        """For tests: within the block, the next read discovers again (so the entry points of a
+        distribution put on `sys.path` inside the block are found); after it, the registry holds
+        what it held before, so nothing added in the block leaks into other tests. Enter it before
+        the throwaway distribution is on the path: entering first completes the built-in discovery."""
+        self.discover()
+        entries, discovered = dict(self._entries), self._discovered
+        self._discovered = False
+        self._ordered = None
+        try:
+            yield self
+        finally:
+            self._entries, self._discovered = entries, discovered
+            self._ordered = None
 
 
 def _module_of(value: object) -> str:

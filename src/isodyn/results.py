@@ -1,16 +1,13 @@
-"""The cell record: one typed, self-sufficient result per grid cell, and the one reader of a run.
+"""The one reader and writer of a run's results.jsonl: the cell record (`isodyn.record`) a line at a time.
 
-`CellResult` holds everything needed to read, re-grade, judge and show a cell without any seed
-registry: the cell's identity, the question as shown with its structured choices, the truth and how
-it is compared, the transcript of calls, the extraction and verdict, and what the cell cost. A line
-of `results.jsonl` is its serialization (`to_row`), written once by the runner; `read_results` reads
-a run back, migrating rows written before the record had a schema version.
+A line of `results.jsonl` is a `CellResult` flat (`CellResult.to_row`), written once by the runner;
+`read_results` reads a run back, migrating rows written by older schemas (`migrate`).
 
-A frozen dataclass rather than a pydantic or msgspec model: the record needs no validation beyond
-its own reader, the standard library keeps it dependency-free, and orjson writes dataclasses
-natively, so the hot path of a cached rerun (a few hundred thousand rows) stays fast. The reader
-checks each row against the record's own field annotations (`record_check`): a row that does not
-fit is set aside like a damaged line, and a row of a newer schema refuses the run (`NewerRun`).
+Frozen dataclasses rather than pydantic or msgspec models: the record needs no validation beyond
+its own reader, the standard library keeps it dependency-free, and orjson writes them natively, so
+the hot path of a cached rerun (a few hundred thousand rows) stays fast. The reader checks each row
+against the columns' own annotations (`record.Row`, `record_check`): a row that does not fit is set
+aside like a damaged line, and a row of a newer schema refuses the run (`NewerRun`).
 """
 
 from __future__ import annotations
@@ -19,195 +16,24 @@ import json
 import math
 import types
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass, replace
+from dataclasses import MISSING, dataclass, fields, is_dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import orjson
 
-from isodyn.core import AnswerType
-from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, get_grader
+from isodyn.core import AnswerType, Modality
+from isodyn.errors import IsodynError
+from isodyn.record import ROW_FIELDS, Call, CellResult, Row
+from isodyn.schema import SCHEMA_VERSION, migrate
 
-SCHEMA_VERSION = 2  # 1: rows before the record (no `schema` key); 2: CellResult
-GRADED = ("ok", "extraction_failed")  # reasons of a cell whose reply was graded
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Call:
-    """One model call of a cell, in call order: the request (images replaced by their hashes) and,
-    once it returned, the reply, its cache key and what it cost. A call that failed has no reply."""
-
-    step: str
-    model: str
-    sample: int = 0
-    messages: Sequence[dict[str, Any]] = ()
-    key: str | None = None
-    cache_hit: bool | None = None
-    response: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-
-    @property
-    def returned(self) -> bool:
-        return self.key is not None
-
-    def to_json(self) -> dict[str, Any]:
-        data = {name: getattr(self, name) for name in _CALL_FIELDS}
-        data["messages"] = list(self.messages)
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Call:
-        values = {k: v for k, v in data.items() if v is not None and k in _CALL_FIELDS}
-        if "step" in values and "model" in values:
-            return cls(**values)
-        return cls(**{"step": "answer", "model": "", **values})
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CellResult:
-    """One cell of the grid, as run and graded."""
-
-    # identity: which cell this is
-    model: str
-    strategy: str
-    modality: str
-    seed_id: str
-    variant: int
-    repeat: int = 0
-    # the question as shown and how its answer is compared
-    topic: str = ""
-    level: str = ""
-    answer_type: str = AnswerType.TEXT.value
-    question: str = ""
-    choices: tuple[str, ...] = ()  # in the order shown (a permuting strategy records its order in notes)
-    truth: str = ""
-    percent_question: bool = False
-    abs_tol: float = Tolerance().absolute
-    rel_tol: float = Tolerance().relative
-    solution: str = ""  # the reference solution, for process evaluation; empty when none is known
-    variation_types: tuple[str, ...] = ()
-    # the outcome: reason is "ok" or "extraction_failed" (graded), "skipped: ..." or "error:..."
-    reason: str = "ok"
-    correct: bool | None = None
-    extracted: str | None = None
-    method: str | None = None
-    ambiguity: str | None = None
-    grader: str | None = None
-    response: str | None = None  # the final reply that was graded
-    error: str | None = None
-    judge_extract: dict[str, Any] | None = None  # the judge's reading, when a judge was asked
-    # how it ran
-    transcript: tuple[Call, ...] = ()
-    notes: dict[str, Any] = field(default_factory=dict)
-    cache_hit: bool | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-    schema: int = SCHEMA_VERSION
-
-    @property
-    def cell(self) -> tuple[str, str, str, str, int, int]:
-        return (self.model, self.strategy, self.modality, self.seed_id, self.variant, self.repeat)
-
-    @property
-    def graded(self) -> bool:
-        return self.reason in GRADED
-
-    @property
-    def tolerance(self) -> Tolerance:
-        return Tolerance(self.abs_tol, self.rel_tol)
-
-    def asked(self, tolerance: Tolerance | None = None) -> Question:
-        """What the graders need: the truth, its type, the options and the question as shown."""
-        return Question(
-            self.truth, AnswerType(self.answer_type), self.choices, self.question, self.percent_question,
-            tolerance or self.tolerance,
-        )  # fmt: skip
-
-    def regraded(self, grader: str, tolerance: Tolerance | None = None) -> CellResult:
-        """This cell graded again from its saved reply by the named grader; a cell that was
-        skipped, failed or has no reply is returned as it is."""
-        if not self.graded or self.response is None:
-            return self
-        return self.graded_by(get_grader(grader)(self.response, self.asked(tolerance)), tolerance)
-
-    def graded_by(self, score: Score, tolerance: Tolerance | None = None) -> CellResult:
-        """This cell with a new verdict (the reply, transcript and cost stay)."""
-        return replace(self, **verdict_fields(score, tolerance or self.tolerance))
-
-    def to_row(self) -> dict[str, Any]:
-        """The results.jsonl form: flat, JSON-ready, every field (what `result_line` writes)."""
-        row = {name: getattr(self, name) for name in _RESULT_FIELDS}
-        row["choices"] = list(self.choices)
-        row["variation_types"] = list(self.variation_types)
-        row["transcript"] = [call.to_json() for call in self.transcript]
-        return row
-
-    @classmethod
-    def from_row(cls, row: dict[str, Any]) -> CellResult:
-        """A results.jsonl row of any schema version (older rows are migrated, see `migrate`)."""
-        data = migrate(row)
-        values = {k: v for k, v in data.items() if k in _RESULT_FIELDS}
-        values["choices"] = tuple(str(c) for c in values.get("choices") or ())
-        values["variation_types"] = tuple(values.get("variation_types") or ())
-        values["transcript"] = tuple(Call.from_json(t) for t in values.get("transcript") or ())
-        values["notes"] = dict(values.get("notes") or {})
-        return cls(**values)
-
-
-_CALL_FIELDS = tuple(f.name for f in fields(Call))
-_RESULT_FIELDS = tuple(f.name for f in fields(CellResult))
-
-
-def verdict_fields(score: Score, tolerance: Tolerance) -> dict[str, Any]:
-    """The fields of a CellResult that a grading decides."""
-    return {
-        "extracted": score.extracted, "correct": score.correct, "reason": score.reason,
-        "method": score.method, "ambiguity": score.ambiguity, "grader": score.grader,
-        "abs_tol": tolerance.absolute, "rel_tol": tolerance.relative,
-    }  # fmt: skip
-
-
-def migrate(row: dict[str, Any]) -> dict[str, Any]:
-    """A row of an older schema brought to the current one (pure). Version 1 rows (before the
-    record) may lack the question (taken from the last user message of the transcript), the grading
-    method and ambiguity, the grader and the tolerance; their missing counts were never written."""
-    if row.get("schema", 1) >= SCHEMA_VERSION:
-        return row
-    data = {k: v for k, v in row.items() if v is not None or k in ("correct", "extracted", "response")}
-    data.setdefault("question", _asked_in_transcript(row.get("transcript") or ()))
-    if data.get("reason") in GRADED:
-        data.setdefault("grader", DEFAULT_GRADER)
-        failed = data.get("reason") != "ok" and data.get("extracted") is None
-        data.setdefault("ambiguity", "none found" if failed else "clear")
-    for count in ("prompt_tokens", "completion_tokens"):
-        data[count] = int(data.get(count) or 0)
-    data["cost_usd"] = float(data.get("cost_usd") or 0.0)
-    data["schema"] = SCHEMA_VERSION
-    return data
-
-
-def _asked_in_transcript(transcript: Iterable[dict[str, Any]]) -> str:
-    """The text of the last user message of a transcript (what a version-1 row was asked)."""
-    for call in reversed(list(transcript)):
-        for message in reversed(call.get("messages") or []):
-            if message.get("role") == "user":
-                content = message.get("content")
-                if isinstance(content, str):
-                    return content
-                return "\n".join(p.get("text", "") for p in content or () if isinstance(p, dict))
-    return ""
-
+__all__ = ["SCHEMA_VERSION", "Call", "CellResult", "NewerRun", "Run", "read_results", "result_line"]
 
 DAMAGED_FILE = "results.damaged.jsonl"  # lines of results.jsonl that are not a whole row, kept
 
 
-class NewerRun(ValueError):
+class NewerRun(IsodynError, ValueError):
     """A run written by a newer isodyn (a schema this one does not know): refused, never guessed at."""
 
 
@@ -356,9 +182,25 @@ def record_check(record: type, optional: frozenset[str] = frozenset(), skip_null
 
 
 _ANSWER_TYPES = frozenset(t.value for t in AnswerType)
+_MODALITIES = frozenset(m.value for m in Modality)
 
 
-_CELL_CHECK = record_check(CellResult)
+@dataclass(frozen=True)
+class _ScoreRow:
+    """A score under a row's `scores` (see `record.score_json`): its JSON types."""
+
+    correct: bool
+    extracted: str | None
+    reason: str
+    method: str | None
+    ambiguity: str | None = None
+    detail: dict[str, Any] | None = None
+
+
+_SCORE_CHECK = record_check(_ScoreRow)
+
+
+_CELL_CHECK = record_check(Row)
 
 
 def _cell_problem(data: dict[str, Any]) -> str | None:
@@ -368,6 +210,12 @@ def _cell_problem(data: dict[str, Any]) -> str | None:
     if data.get("answer_type", AnswerType.TEXT.value) not in _ANSWER_TYPES:
         valid = ", ".join(sorted(_ANSWER_TYPES))
         return f"answer_type is {_shown(data['answer_type'])}, not one of {valid}"
+    if data["modality"] not in _MODALITIES:
+        return f"modality is {_shown(data['modality'])}, not one of {', '.join(sorted(_MODALITIES))}"
+    scores = data.get("scores") or {}
+    for name, score in scores.items():
+        if not _SCORE_CHECK.test(score):
+            return f"scores.{name} is {_SCORE_CHECK.explain(score)}"
     return None
 
 
@@ -553,7 +401,8 @@ def _question_from_seed(result: CellResult, base_seed: int) -> CellResult:
         from isodyn.generators.base import format_choices
 
         question = question.removesuffix(format_choices(variant.choices)) + format_choices(choices)
-    return replace(result, question=question, choices=choices, solution=variant.solution)
+    asked = replace(result.asked, text=question, choices=choices, solution=variant.solution)
+    return replace(result, asked=asked)
 
 
 def read_json(path: Path) -> Any:
@@ -569,7 +418,7 @@ def results_frame(results: Sequence[CellResult]) -> Any:
     import pandas as pd
 
     # no results: still every column, so the tables say "nothing to show" instead of failing
-    return pd.DataFrame([result.to_row() for result in results], columns=list(_RESULT_FIELDS))
+    return pd.DataFrame([result.to_row() for result in results], columns=list(ROW_FIELDS))
 
 
 def write_results(path: Path, results: Iterable[CellResult]) -> None:
@@ -580,7 +429,7 @@ def write_results(path: Path, results: Iterable[CellResult]) -> None:
 
 def result_line(result: CellResult) -> bytes:
     """A results.jsonl line (UTF-8 JSON and a newline); orjson is several times faster than json."""
-    try:  # orjson writes the dataclass itself, field by field, as `to_row` does
-        return orjson.dumps(result, option=orjson.OPT_APPEND_NEWLINE)
+    try:  # orjson writes the calls (dataclasses) and tuples itself, as `to_row` spells them out
+        return orjson.dumps(result.flat(), option=orjson.OPT_APPEND_NEWLINE)
     except TypeError:  # a value orjson does not take (an integer beyond 64 bits): the slow way
         return (json.dumps(result.to_row(), ensure_ascii=False) + "\n").encode()

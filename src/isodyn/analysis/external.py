@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from isodyn.core import Level, Topic
+from isodyn.errors import IsodynError
 from isodyn.results import SCHEMA_VERSION, CellResult
 
 # Correctness as published tables write it (DynaMath's say `correct` / `fail`), compared lower-cased.
@@ -24,7 +25,7 @@ _TRUE = {"1", "1.0", "true", "t", "yes", "y", "correct", "right", "pass", "passe
 _FALSE = {"0", "0.0", "false", "f", "no", "n", "wrong", "incorrect", "fail", "failed", "✗", "✘", "☒", "×"}
 
 
-class ExternalTableError(ValueError):
+class ExternalTableError(IsodynError, ValueError):
     pass
 
 

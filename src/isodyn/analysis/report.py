@@ -24,6 +24,7 @@ from isodyn.analysis.grading import ambiguous_examples
 from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
+from isodyn.errors import IsodynError
 from isodyn.results import CellResult, read_json, results_frame
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
 
@@ -147,7 +148,7 @@ class MarkdownSafe(str):
     """Markdown our own code built from escaped pieces (a table, a code block): written as is."""
 
 
-class UnsafeOutputError(ValueError):
+class UnsafeOutputError(IsodynError, ValueError):
     """A report file would be written outside its folder (a link leading out, or figures/ a link)."""
 
 

@@ -2,7 +2,8 @@
 
 Each section reads the run's cells (`ReportInputs`) and returns the tables and figures it adds; a
 section with nothing to show returns an empty `Section`. A new metric is one registered function
-here (or in any module imported before the report is built): `build_report` runs them all.
+here, or in a third-party module named by an `isodyn.metrics` entry point: `build_report` runs them
+all, by `order` (docs/extending.md).
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class Section:
 
 
 SectionFunction = Callable[[ReportInputs], Section]
-SECTIONS: Registry[SectionFunction] = Registry("report metric")
+# Every section is registered in this module, so discovery reads only the `isodyn.metrics` entry points.
+SECTIONS: Registry[SectionFunction] = Registry("report metric", group="isodyn.metrics")
 
 
 def _percent_note(bootstrap: Bootstrap) -> str:

@@ -13,81 +13,28 @@ The key is the SHA-256 of a canonical JSON document holding everything that shap
 
 API keys are never part of a request, a key or a stored value.
 
-A reply enters the record through `clean_reply`: a lone surrogate (which JSON can carry as
-`"\\ud800"`, and which UTF-8 cannot encode) becomes U+FFFD, so the row, the log and the cache take it.
+The request and reply types (`ModelRequest`, `Reply`) and the image hashing live in
+`isodyn.models.requests`, which strategies and the model edge share; this package only stores.
+A reply is stored as `clean_reply` makes it (text UTF-8 can encode), and read back cleaned too.
 A reply that cannot be stored (a full disk, a read-only folder) is not lost: `put` says so once, on
 stderr, counts it, and the caller keeps the reply (the runner writes it to the cell's row).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
-import re
 import sqlite3
 import sys
 import time
-from dataclasses import asdict, dataclass, field, replace
-from functools import lru_cache
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from isodyn.cache.stores import open_store
+from isodyn.models.requests import ModelRequest, Reply, clean_reply, clean_text, hash_images
 
 KEY_VERSION = 2
-
-
-@dataclass(frozen=True)
-class ModelRequest:
-    model: str
-    messages: list[dict[str, Any]]
-    params: dict[str, Any] = field(default_factory=dict)
-    api_base: str | None = None
-    repeat: int = 0
-    step: str = "answer"
-    sample: int = 0
-
-
-@dataclass(frozen=True)
-class Reply:
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def clean_text(text: str) -> str:
-    """`text` with each lone surrogate replaced by U+FFFD (every other character kept)."""
-    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
-
-
-def clean_reply(reply: Reply) -> Reply:
-    """The reply as the record holds it: text that UTF-8 can encode."""
-    text = clean_text(reply.text)
-    return reply if text is reply.text else replace(reply, text=text)
-
-
-def hash_images(value: Any) -> Any:
-    """A copy of a message structure with each inline image replaced by `sha256:<hex of its bytes>`."""
-    if isinstance(value, dict):
-        out = {k: hash_images(v) for k, v in value.items()}
-        url = out.get("url")
-        if isinstance(url, str) and url.startswith("data:"):
-            out["url"] = _data_uri_digest(url)
-        return out
-    if isinstance(value, list):
-        return [hash_images(v) for v in value]
-    return value
-
-
-@lru_cache(maxsize=4096)
-def _data_uri_digest(url: str) -> str:
-    return "sha256:" + hashlib.sha256(base64.b64decode(url.split(",", 1)[1])).hexdigest()
 
 
 # json.dumps with these settings, built once: dumps builds a new encoder per call when given options.

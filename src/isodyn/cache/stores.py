@@ -35,6 +35,8 @@ from pathlib import Path
 
 import diskcache
 
+from isodyn.errors import IsodynError
+
 STORES = ("responses", "replays", "renders")  # replies, the cell memo, drawings
 MARKER = "isodyn-cache.json"
 FORMAT = 1
@@ -48,7 +50,7 @@ _SET_ASIDE = re.compile(r"(responses|replays|renders)\.damaged-[0-9x-]+")
 _PERMISSION = (errno.EACCES, errno.EPERM)
 
 
-class CacheDamaged(RuntimeError):
+class CacheDamaged(IsodynError, RuntimeError):
     """A cache store that cannot be opened or read. `exp` turns this class (and its subclasses,
     which say other things) into one line and exit 2."""
 

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.core import Modality
+from isodyn.errors import IsodynError
 from isodyn.models.local import DEFAULT_MODEL
 
 
-class ConfigError(ValueError):
+class ConfigError(IsodynError, ValueError):
     """Bad user input; the message is a single line naming the problem and the valid choices."""
 
 

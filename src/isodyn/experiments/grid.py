@@ -6,16 +6,7 @@ from dataclasses import dataclass
 
 from isodyn.core import Modality
 from isodyn.generators import SeedProgram
-
-
-@dataclass(frozen=True)
-class Cell:
-    model: str
-    strategy: str
-    modality: Modality
-    seed_id: str
-    variant: int
-    repeat: int
+from isodyn.record import Cell
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from isodyn.cache import ModelRequest, Reply, ResponseCache, cache_key
+from isodyn.cache import ResponseCache, cache_key
 from isodyn.models.catalog import is_local, litellm_module
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.local import register_with_litellm
+from isodyn.models.requests import ModelRequest, Reply
 
 # litellm exception class -> the short reason recorded on a cell; the most specific class wins.
 _ERROR_REASONS = {
@@ -60,6 +61,7 @@ _TRANSIENT = {
 }  # fmt: skip
 
 
+# Not an IsodynError: retried, then recorded as a cell's reason (error:empty_reply); never shown as one.
 class EmptyReply(RuntimeError):
     """A 200 whose message has no text: a transient failure, retried and never cached."""
 
@@ -325,6 +327,8 @@ def backoff_delay(attempt: int, limits: Limits, rng: random.Random) -> float:
 # ---- cost ----------------------------------------------------------------------------------------
 
 
+# Not an IsodynError: control flow. The runner leaves the refused cell undone; the user reads
+# "cells left undone" in the summary, never this exception.
 class BudgetExhausted(RuntimeError):
     pass
 
@@ -413,6 +417,7 @@ async def call_litellm(
     )
 
 
+# Not an IsodynError: control flow. The replay pass catches it and runs the cell live.
 class CacheMiss(LookupError):
     """Raised in replay-only mode when a call is not in the cache."""
 

@@ -32,7 +32,7 @@ import isodyn
 from isodyn.cache.stores import open_store
 from isodyn.core import Variant
 from isodyn.experiments.config import ExperimentConfig
-from isodyn.experiments.grid import Cell
+from isodyn.record import Call, Cell
 
 # Settings that reach a request or a strategy's choices; the rest (budget, concurrency...) do not.
 REQUEST_SETTINGS = ("base_seed", "temperature", "max_tokens", "api_base", "describer", "vision")
@@ -65,7 +65,7 @@ class Replay:
     """One cell as it ran: its variant, its transcript, and what the strategy concluded."""
 
     variant: Variant
-    calls: list[dict[str, Any]]  # transcript entries: request (images hashed), key, reply fields
+    calls: tuple[Call, ...]  # in call order: request (images hashed), key, reply
     response: str  # the final reply's text (a vote or a remapped letter may not be any call's text)
     notes: dict[str, Any]
     scored: dict[str, Any] | None  # Variant.to_json() when the strategy scored another variant

@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 
 from isodyn.analysis.stats import kappa_interval
-from isodyn.cache import ModelRequest, ResponseCache
+from isodyn.cache import ResponseCache
 from isodyn.experiments.llm import CachedClient
-from isodyn.results import CellResult
-from isodyn.scoring import DEFAULT_GRADER, Tolerance, is_correct
-from isodyn.scoring.extract import CLEAR
+from isodyn.models.requests import ModelRequest
+from isodyn.record import JUDGE, CellResult
+from isodyn.scoring import DEFAULT_GRADER, Score, Tolerance, is_correct
+from isodyn.scoring.extract import CLEAR, NONE_FOUND
 from isodyn.scoring.judge import (
     extractor_messages,
     parse_extractor_reply,
@@ -72,7 +73,7 @@ async def _judged_answer(
     answer = parse_extractor_reply(reply.text)
     verdict = None
     if answer is not None:
-        asked = result.asked(tolerance)
+        asked = replace(result.asked, tolerance=tolerance)
         verdict = is_correct(
             answer, asked.truth, asked.answer_type, asked.choices, tolerance, asked.percent_question
         )
@@ -92,16 +93,11 @@ async def llm_extract(
         if not needs_judge(result):
             return result
         answer, verdict, key = await _judged_answer(result, settings, client, tolerance)
-        record = {
-            "key": key,
-            "answer": answer,
-            "rules": {"extracted": result.extracted, "method": result.method},
-        }
-        if verdict is None:
-            return replace(result, judge_extract=record)
-        return replace(
-            result, extracted=answer, correct=verdict, reason="ok", method="judge", judge_extract=record
-        )
+        detail = {"key": key, "answer": answer}
+        if verdict is None:  # no answer the rules can compare: the rules' verdict stands
+            unread = Score(False, None, "extraction_failed", JUDGE, NONE_FOUND, JUDGE, detail)
+            return result.with_score(unread)
+        return result.graded_by(Score(verdict, answer, "ok", JUDGE, result.ambiguity, JUDGE, detail))
 
     return await _bounded([judged(r) for r in results], settings.concurrency)
 

@@ -12,8 +12,10 @@ import os
 from pathlib import Path
 from typing import IO
 
+from isodyn.errors import IsodynError
 
-class RunInUse(RuntimeError):
+
+class RunInUse(IsodynError, RuntimeError):
     """Another live process holds the run."""
 
 

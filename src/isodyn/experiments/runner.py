@@ -17,15 +17,16 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from isodyn.cache import ModelRequest, Reply, ResponseCache, cache_key, clean_reply, hash_images
+from isodyn.cache import ResponseCache, cache_key
 from isodyn.cache.stores import claim, store_conflict
 from isodyn.core import Modality, Representation, Variant
+from isodyn.errors import IsodynError
 from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
 from isodyn.experiments.grid import MAX_CELLS, Cell, Grid, expand_grid, grid_size
 from isodyn.experiments.llm import (
@@ -50,9 +51,22 @@ from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.preflight import preflight
-from isodyn.results import Call, CellResult, load_rows, read_results, result_line, verdict_fields
-from isodyn.scoring import DEFAULT_GRADER, Tolerance, score_reply
-from isodyn.strategies import CellContext, ComposedStrategy, ModelFacts, StrategyError, parse_strategy
+from isodyn.models.requests import ModelRequest, Reply, clean_reply, hash_images
+from isodyn.record import Call, CellResult, Labels, Outcome, Status, Usage
+from isodyn.results import load_rows, read_results, result_line
+from isodyn.scoring import DEFAULT_GRADER, Question, Tolerance, score_reply
+from isodyn.strategies import (
+    CellContext,
+    ComposedStrategy,
+    Describer,
+    Grading,
+    ModelFacts,
+    Preparation,
+    Service,
+    Services,
+    StrategyError,
+    parse_strategy,
+)
 from isodyn.strategies.fewshot import DEMO_INDEX_START
 
 # `exp run` with no seeds named: a small grid that finishes in minutes on the embedded model.
@@ -295,53 +309,54 @@ def _generation_params(config: ExperimentConfig, model: str, repeat: int, sample
     return params
 
 
-def _cell_facts(cell: Cell, variant: Variant) -> dict[str, Any]:
-    """What every result of a cell holds, whatever happened to it: identity and the question."""
-    return {
-        "model": cell.model,
-        "strategy": cell.strategy,
-        "modality": cell.modality.value,
-        "seed_id": cell.seed_id,
-        "variant": cell.variant,
-        "repeat": cell.repeat,
-        **_question_facts(variant),
-    }
+def _asked(variant: Variant) -> Question:
+    """The question of a variant as its cell records it (compared with the default tolerance)."""
+    return Question(
+        variant.answer, variant.answer_type, variant.choices, variant.question,
+        variant.params.get("answer_unit") == "%", Tolerance(), variant.solution,
+    )  # fmt: skip
 
 
-def _question_facts(variant: Variant) -> dict[str, Any]:
-    return {
-        "topic": variant.topic.value,
-        "level": variant.level.value,
-        "answer_type": variant.answer_type.value,
-        "question": variant.question,
-        "truth": variant.answer,
-        "choices": variant.choices,
-        "percent_question": variant.params.get("answer_unit") == "%",
-        "solution": variant.solution,
-        "variation_types": tuple(v.value for v in variant.variation_types),
-    }
+def _labels(variant: Variant) -> Labels:
+    return Labels(variant.topic.value, variant.level.value, tuple(v.value for v in variant.variation_types))
 
 
 def _context(
     plan: Plan, cell: Cell, materials: _Materials, client: CachedClient, run_dir: Path
 ) -> CellContext:
+    """The cell as its strategy sees it: its facts, and only the services the strategy declared."""
+    config = plan.config
+    needs = plan.strategies[cell.strategy].needs
     solver = plan.models[cell.model]
     describer = plan.describer
+    services = Services(
+        materials=materials if Service.MATERIALS in needs else None,
+        describer=(
+            Describer(ModelFacts(describer.name, describer.vision) if describer else None)
+            if Service.DESCRIBER in needs
+            else None
+        ),
+        preparation=(
+            Preparation(
+                complete=_cleaned(client.reply),
+                api_base=config.api_base,
+                generation={"temperature": config.temperature, "max_tokens": config.max_tokens},
+                run_dir=run_dir,
+                cache_dir=config.cache_dir,
+            )
+            if Service.PREPARATION in needs
+            else None
+        ),
+        grading=Grading(config.grader) if Service.GRADING in needs else None,
+    )
     return CellContext(
         seed_id=cell.seed_id,
         index=cell.variant,
         modality=cell.modality,
         repeat=cell.repeat,
-        base_seed=plan.config.base_seed,
-        materials=materials,
+        base_seed=config.base_seed,
         solver=ModelFacts(solver.name, solver.vision),
-        describer=ModelFacts(describer.name, describer.vision) if describer else None,
-        complete=_cleaned(client.reply),
-        api_base=plan.config.api_base,
-        generation={"temperature": plan.config.temperature, "max_tokens": plan.config.max_tokens},
-        run_dir=run_dir,
-        cache_dir=plan.config.cache_dir,
-        grader=plan.config.grader,
+        services=services,
     )
 
 
@@ -367,32 +382,36 @@ async def _run_cell(
     remembered = _from_memo(memo, cell, client) if memo is not None else None
     if remembered is not None:
         calls, replay = remembered
-        facts = _cell_facts(cell, replay.variant)
         scored = replay.scored_variant()
-        return _scored(facts, scored, replay.response, replay.notes, calls, plan.config.grader)
+        return _scored(cell, scored, replay.response, replay.notes, calls, plan.config.grader)
     variant = materials.variant(cell.seed_id, cell.variant)
-    facts = _cell_facts(cell, variant)
     ctx = _context(plan, cell, materials, client, run_dir)
     reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
     if reason:
-        return CellResult(**facts, reason=f"skipped: {reason}")
-    transcript: list[dict[str, Any]] = []
+        return CellResult(
+            cell=cell, asked=_asked(variant), labels=_labels(variant), outcome=Outcome(Status.SKIPPED, reason)
+        )
+    transcript: list[Call] = []
     try:
         reply = await _run_strategy(plan, cell, strategy, variant, materials, ctx, backend, transcript)
     except (CacheMiss, BudgetExhausted):
         raise
     except Exception as exc:  # a failed call is recorded on its cell; the run goes on
         local = is_local_failure(exc)
+        failed = Outcome.from_reason(
+            LOCAL_FAILURE if local else error_reason(exc),
+            redact(_local_cause(exc) if local else str(exc))[:500],
+        )
+        calls = tuple(transcript)
         return CellResult(
-            **{**facts, **_spent(tuple(Call.from_json(t) for t in transcript)), "cache_hit": None},
-            reason=LOCAL_FAILURE if local else error_reason(exc),
-            error=redact(_local_cause(exc) if local else str(exc))[:500], notes=ctx.notes,
+            cell=cell, asked=_asked(variant), labels=_labels(variant), outcome=failed, calls=calls,
+            usage=replace(Usage.of(calls), cache_hit=None), notes=ctx.notes,
         )  # fmt: skip
     scored = ctx.scored_variant or variant
     if memo is not None:
         other = None if scored is variant else scored.to_json()
-        memo.put(cell, Replay(variant, transcript, reply.text, ctx.notes, other))
-    return _scored(facts, scored, reply.text, ctx.notes, transcript, plan.config.grader)
+        memo.put(cell, Replay(variant, tuple(transcript), reply.text, ctx.notes, other))
+    return _scored(cell, scored, reply.text, ctx.notes, tuple(transcript), plan.config.grader)
 
 
 # A cell that failed on this machine (disk, permissions, a store), not at the model: the run is not
@@ -429,34 +448,21 @@ def _cleaned(complete: Complete) -> Complete:
 
 
 def _scored(
-    facts: dict[str, Any],
+    cell: Cell,
     scored: Variant,
     text: str,
     notes: dict[str, Any],
-    transcript: list[dict[str, Any]],
+    calls: tuple[Call, ...],
     grader: str = DEFAULT_GRADER,
 ) -> CellResult:
     """The result of a cell whose strategy finished: the final reply graded against `scored` (the
     variant the strategy asked about, which a permuting strategy may have reordered)."""
     score = score_reply(text, scored, grader=grader)
-    calls = tuple(Call.from_json(t) for t in transcript)
     return CellResult(
-        **{**facts, **_question_facts(scored), **verdict_fields(score, Tolerance()), **_spent(calls)},
-        response=text, notes=notes,
+        cell=cell, asked=_asked(scored), labels=_labels(scored), outcome=Outcome(Status(score.reason)),
+        scores={score.grader: score}, decided_by=score.grader, response=text, calls=calls,
+        usage=Usage.of(calls), notes=notes,
     )  # fmt: skip
-
-
-def _spent(calls: tuple[Call, ...]) -> dict[str, Any]:
-    """The transcript and what its returned calls cost."""
-    returned = [c for c in calls if c.returned]
-    return {
-        "transcript": calls,
-        "cache_hit": all(c.cache_hit for c in returned),
-        "prompt_tokens": sum(c.prompt_tokens for c in returned),
-        "completion_tokens": sum(c.completion_tokens for c in returned),
-        "cost_usd": sum(c.cost_usd for c in returned),
-        "latency_s": round(sum(c.latency_s for c in returned), 4),
-    }
 
 
 async def _run_strategy(
@@ -467,7 +473,7 @@ async def _run_strategy(
     materials: _Materials,
     ctx: CellContext,
     backend: Backend,
-    transcript: list[dict[str, Any]],
+    transcript: list[Call],
 ) -> Reply:
     """Draw the cell's representation and run its strategy; every call is appended to `transcript`."""
     representation = materials.render(variant, cell.modality)
@@ -485,55 +491,40 @@ async def _run_strategy(
             step=step,
             sample=sample,
         )
-        entry: dict[str, Any] = {
-            "step": step,
-            "model": chosen,
-            "sample": sample,
-            "messages": hash_images(messages),
-        }
-        transcript.append(entry)  # in call order, even if the call fails
-        reply, key, hit = await backend(request, entry["messages"])
+        asked = Call(step=step, model=chosen, sample=sample, messages=hash_images(messages))
+        place = len(transcript)
+        transcript.append(asked)  # in call order, even if the call fails
+        reply, key, hit = await backend(request, asked.messages)
         reply = clean_reply(reply)  # where a reply enters the record: text UTF-8 can encode
-        entry.update(key=key, cache_hit=hit, response=reply.text, **_reply_fields(reply))
+        transcript[place] = replace(
+            asked, key=key, cache_hit=hit, response=reply.text, prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens, cost_usd=reply.cost_usd,
+            latency_s=round(reply.latency_s, 4),
+        )  # fmt: skip
         return reply
 
     return await strategy.run(variant, representation, ask, ctx)
 
 
-def _from_memo(
-    memo: ReplayMemo, cell: Cell, client: CachedClient
-) -> tuple[list[dict[str, Any]], Replay] | None:
-    """The cell's transcript from its memo entry (every call a cache hit), or None."""
+def _from_memo(memo: ReplayMemo, cell: Cell, client: CachedClient) -> tuple[tuple[Call, ...], Replay] | None:
+    """The cell's calls from its memo entry (every call a cache hit), or None."""
     replay = memo.get(cell)
     if replay is None:
         return None
-    transcript = [{**call, "cache_hit": True} for call in replay.calls]  # keeps the key's place
-    client.cache_hits += len(transcript)
-    return transcript, replay
+    calls = tuple(replace(call, cache_hit=True) for call in replay.calls)
+    client.cache_hits += len(calls)
+    return calls, replay
 
 
-def _reply_fields(reply: Reply) -> dict[str, Any]:
-    return {
-        "prompt_tokens": reply.prompt_tokens,
-        "completion_tokens": reply.completion_tokens,
-        "cost_usd": reply.cost_usd,
-        "latency_s": round(reply.latency_s, 4),
-    }
-
-
-def cell_of(row: dict[str, Any]) -> tuple:
+def cell_of(row: dict[str, Any]) -> tuple[str, str, str, str, int, int]:
     """A results.jsonl row's cell (as `CellResult.cell`)."""
     return (row["model"], row["strategy"], row["modality"], row["seed_id"], row["variant"], row["repeat"])
-
-
-def _cell_key(cell: Cell) -> tuple:
-    return (cell.model, cell.strategy, cell.modality.value, cell.seed_id, cell.variant, cell.repeat)
 
 
 def summarize(
     results: list[CellResult], client: CachedClient, grid: Grid, seconds: float, left_undone: int
 ) -> dict[str, Any]:
-    reasons = [r.reason for r in results]
+    statuses = [r.outcome.status for r in results]
     return {
         "cells": len(results),
         "complete": left_undone == 0,
@@ -542,10 +533,10 @@ def summarize(
         "cache_hits": client.cache_hits,
         "retries": client.retries,
         "cost_usd": round(client.cost_usd, 6),
-        "skipped": sum(r.startswith("skipped") for r in reasons),
-        "errors": sum(r.startswith("error") for r in reasons),
-        "extraction_failed": reasons.count("extraction_failed"),
-        "graded": reasons.count("ok"),
+        "skipped": statuses.count(Status.SKIPPED),
+        "errors": statuses.count(Status.ERROR),
+        "extraction_failed": statuses.count(Status.EXTRACTION_FAILED),
+        "graded": statuses.count(Status.OK),
         "correct": sum(bool(r.correct) for r in results),
         "not_renderable": [f"{seed}:{modality.value}" for seed, modality in grid.not_renderable],
         "seconds": round(seconds, 3),
@@ -623,7 +614,7 @@ async def _execute(
     materials = _Materials(plan.seeds, config.base_seed, renders)
     results: list[CellResult] = list(done or [])
     finished = {r.cell for r in results}
-    todo = [c for c in plan.grid.cells if _cell_key(c) not in finished]
+    todo = [c for c in plan.grid.cells if c not in finished]  # a Cell equals its row's tuple
     log.event("start", cells=len(plan.grid.cells), resumed_rows=len(results), todo=len(todo))
     undone = 0
     stopped: str | None = None
@@ -720,7 +711,7 @@ async def _execute(
     return RunOutcome(run_dir, summary, results)
 
 
-class ModelUnavailable(RuntimeError):
+class ModelUnavailable(IsodynError, RuntimeError):
     """A model of the grid cannot be called at all; the cells that need it were left undone."""
 
 
@@ -836,7 +827,7 @@ async def dry_run(plan: Plan) -> dict[str, Any]:
     try:
         for cell in plan.grid.cells:
             result = await _run_cell(plan, cell, materials, client, Path("."), estimated)
-            skipped = result.reason.startswith("skipped")
+            skipped = result.outcome.status is Status.SKIPPED
             skipped_cells += skipped
             cached_cells += bool(result.cache_hit) and not skipped  # a skipped cell is no cached one
     finally:

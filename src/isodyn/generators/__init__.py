@@ -1,29 +1,15 @@
-"""Seed programs. Importing this package discovers every seed module below it."""
+"""Seed programs. `SEEDS` (generators/base.py) finds every seed module on first read."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from isodyn.generators.base import SEEDS, Draw, SeedProgram, UnsupportedModality
 
-from isodyn.generators.base import Draw, SeedProgram, UnsupportedModality, registered
-
-__all__ = ["Draw", "SeedProgram", "UnsupportedModality", "all_seeds", "get_seed"]
-
-_loaded = False
-
-
-def _discover() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
-        importlib.import_module(info.name)
-    _loaded = True
+__all__ = ["SEEDS", "Draw", "SeedProgram", "UnsupportedModality", "all_seeds", "get_seed"]
 
 
 def all_seeds() -> dict[str, SeedProgram]:
-    _discover()
-    return {seed_id: cls() for seed_id, cls in sorted(registered().items())}
+    """One instance of every seed program, by id in the registry's order (by id)."""
+    return {entry.name: entry.value() for entry in SEEDS.entries()}
 
 
 def get_seed(seed_id: str) -> SeedProgram:

@@ -1,13 +1,16 @@
 """SeedProgram: one problem family that yields unlimited concrete variants with exact truth.
 
 A seed is a class in a module of its own under `generators/<group>/`; defining the class registers it
-(see `generators.registry`). Everything about a variant follows from `(seed_id, index, base_seed)`.
+in `SEEDS`, which finds the modules by importing its packages and the `isodyn.seeds` entry points
+(see `isodyn.registry` and docs/extending.md). Everything about a variant follows from
+`(seed_id, index, base_seed)`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -15,8 +18,23 @@ from typing import Any, ClassVar
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
+from isodyn.registry import Registry, first_line
 
-_REGISTRY: dict[str, type[SeedProgram]] = {}
+
+def _seed_summary(cls: type[SeedProgram]) -> str:
+    """`topic: what it asks`: the class's docstring, else its module's (a seed is one module)."""
+    said = first_line(cls) or first_line(sys.modules.get(cls.__module__))
+    return f"{cls.topic.value}: {said}" if said else cls.topic.value
+
+
+# Every seed program by id, listed by id. A group of seeds is a package below; a seed outside them
+# comes from a third-party package through the `isodyn.seeds` entry points.
+SEEDS: Registry[type[SeedProgram]] = Registry(
+    "seed",
+    packages=("isodyn.generators.dynamath", "isodyn.generators.isobench"),
+    group="isodyn.seeds",
+    summary=_seed_summary,
+)
 
 
 def variant_rng(seed_id: str, index: int, base_seed: int) -> np.random.Generator:
@@ -58,10 +76,8 @@ class SeedProgram(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if getattr(cls, "seed_id", None) is None:
-            return  # an abstract intermediate class
-        if cls.seed_id in _REGISTRY and _REGISTRY[cls.seed_id] is not cls:
-            raise ValueError(f"duplicate seed id {cls.seed_id!r}")
-        _REGISTRY[cls.seed_id] = cls
+            return  # an abstract intermediate class, or items read from files (ids per instance)
+        SEEDS.add(cls.seed_id, cls)  # a second class with the same id is an error
 
     def sample(self, rng: np.random.Generator) -> Draw:
         """Draw the variable part of one variant. Must use only `rng` for randomness."""
@@ -106,6 +122,8 @@ class SeedProgram(ABC):
         return self.render(variant, modality)
 
 
+# Not an IsodynError: isodyn only asks a seed for the modalities it lists, so one reaching `exp`
+# is a bug and shows its traceback; a library caller catches it as the LookupError it is.
 class UnsupportedModality(LookupError):
     def __init__(self, seed_id: str, modality: Modality) -> None:
         super().__init__(f"seed {seed_id!r} cannot render {modality.value!r} isomorphically")
@@ -114,7 +132,8 @@ class UnsupportedModality(LookupError):
 
 
 def registered() -> dict[str, type[SeedProgram]]:
-    return _REGISTRY
+    """The seed classes registered so far, by id, without discovering the others."""
+    return SEEDS.registered()
 
 
 def letter(i: int) -> str:

@@ -33,12 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from isodyn.errors import IsodynError
+
 MB = 1_000_000
 MAX_DEPTH = 64  # nesting of one item's value: real releases nest 2 or 3 deep (a matrix, a dict of labels)
 PARQUET_BATCH_ROWS = 8  # rows decoded at a time: a bomb is stopped after one small batch
 
 
-class ReleaseError(ValueError):
+class ReleaseError(IsodynError, ValueError):
     """A release that cannot be read; the message is one line naming the problem."""
 
 

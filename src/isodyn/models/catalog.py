@@ -10,12 +10,13 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from isodyn.errors import IsodynError
 from isodyn.models.local import LOCAL_MODELS, LOCAL_PROVIDER
 
 VisionOverride = Literal["auto", "yes", "no"]
 
 
-class ModelError(ValueError):
+class ModelError(IsodynError, ValueError):
     """A model that cannot be used as configured; the message is one line for the user."""
 
 

@@ -28,6 +28,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from isodyn.errors import IsodynError
+
 READY_SECONDS = 300.0  # loading the model and trying it: seconds on any machine; a hang is a failure
 PORTABLE_FIX = (
     "reinstall it for any x86-64 CPU with AVX2: "
@@ -35,7 +37,7 @@ PORTABLE_FIX = (
 )
 
 
-class EngineCrashed(OSError):
+class EngineCrashed(IsodynError, OSError):
     """The engine's child process died (a signal or an exit) or never became ready."""
 
 

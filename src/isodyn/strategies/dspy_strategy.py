@@ -6,9 +6,9 @@ program once, on variants whose indices start at `TRAIN_INDEX_START` (evaluation
 question. The metric is isodyn's own answer comparison.
 
 Every model call DSPy makes goes through isodyn: a custom DSPy engine turns DSPy's request into an
-isodyn `ModelRequest` and awaits `ctx.complete` (training, cached but outside any transcript) or the
-cell's `ask` (evaluation, cached and recorded), so it reaches litellm through `CachedClient`, and a
-rerun replays it. DSPy's own response cache is off.
+isodyn `ModelRequest` and awaits the `Preparation` service's `complete` (training, cached but outside
+any transcript) or the cell's `ask` (evaluation, cached and recorded), so it reaches litellm through
+`CachedClient`, and a rerun replays it. DSPy's own response cache is off.
 
 The compiled program is saved as JSON under `cache_dir/dspy/<key>.json`, where the key hashes
 everything that shapes the optimization, and copied to `run_dir/dspy/<model>-<modality>.json`. A
@@ -32,13 +32,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.cache import ModelRequest, Reply
 from isodyn.core import TEXT_MODALITIES, Representation, Variant
 from isodyn.models.catalog import is_local
+from isodyn.models.requests import ModelRequest, Reply
 from isodyn.scoring import is_correct
 from isodyn.scoring.json_answer import format_answer
-from isodyn.strategies.base import Ask, CellContext, Message, Strategy, register_base
+from isodyn.strategies.base import Ask, Message, Strategy, register_base
 from isodyn.strategies.compose import StrategyError
+from isodyn.strategies.context import CellContext, Preparation, Service
 from isodyn.strategies.zeroshot import answer_instruction
 
 TRAIN_INDEX_START = 2_000_000
@@ -210,8 +211,8 @@ def training_split(ctx: CellContext) -> list[tuple[str, int]]:
     return [(seeds[i % len(seeds)], TRAIN_INDEX_START + i) for i in range(N_TRAIN)]
 
 
-def _generation(ctx: CellContext, model: str) -> dict[str, Any]:
-    params = dict(ctx.generation)
+def _generation(preparation: Preparation, model: str) -> dict[str, Any]:
+    params = dict(preparation.generation)
     if is_local(model):
         params["seed"] = 0  # as the runner's `_generation_params` for repeat 0, sample 0
     return params
@@ -262,6 +263,8 @@ class DSPyOptimized(Strategy):
     calls_per_cell = "1 (plus a one-time optimization per model)"
     memoizable = False  # it builds and saves its program in the run directory
     modalities = frozenset(TEXT_MODALITIES)
+    # training variants and their renderings; a call, settings and folders to compile and keep a program
+    needs = frozenset({Service.MATERIALS, Service.PREPARATION})
 
     def __init__(self) -> None:
         # Instantiated when the plan is checked: a missing dspy fails there, before anything runs.
@@ -304,16 +307,15 @@ class DSPyOptimized(Strategy):
         return replace(engine.replies[-1], text=text)
 
     async def _program(self, ctx: CellContext) -> _Prepared:
-        if ctx.complete is None or ctx.run_dir is None or ctx.cache_dir is None:
-            raise RuntimeError("the dspy strategy needs ctx.complete, ctx.run_dir and ctx.cache_dir")
+        preparation = ctx.preparation
         model = ctx.solver.name
         examples = [
             _Example(variant, problem_text(ctx.materials.render(variant, ctx.modality), variant))
             for variant in (ctx.materials.variant(s, i) for s, i in training_split(ctx))
         ]
-        params = _generation(ctx, model)
+        params = _generation(preparation, model)
         key = self._key(ctx, model, params, examples)
-        slot = (str(ctx.run_dir), key)
+        slot = (str(preparation.run_dir), key)
         lock = self._locks.setdefault(slot, asyncio.Lock())
         async with lock:
             prepared = self._prepared.get(slot)
@@ -329,7 +331,7 @@ class DSPyOptimized(Strategy):
         document = {
             "version": PROGRAM_VERSION,
             "model": model,
-            "api_base": ctx.api_base,
+            "api_base": ctx.preparation.api_base,
             "params": params,
             "modality": ctx.modality.value,
             "base_seed": ctx.base_seed,
@@ -351,21 +353,21 @@ class DSPyOptimized(Strategy):
     async def _load_or_optimize(
         self, ctx: CellContext, model: str, params: dict[str, Any], key: str, examples: list[_Example]
     ) -> _Prepared:
-        assert ctx.cache_dir is not None and ctx.run_dir is not None and ctx.complete is not None
-        cached = ctx.cache_dir / "dspy" / f"{key}.json"
-        in_run = ctx.run_dir / "dspy" / f"{_slug(model)}-{ctx.modality.value}.json"
+        preparation = ctx.preparation
+        cached = preparation.cache_dir / "dspy" / f"{key}.json"
+        in_run = preparation.run_dir / "dspy" / f"{_slug(model)}-{ctx.modality.value}.json"
         try:
             _disable_dspy_cache()
             status = "reused"
             if not cached.is_file():
-                complete = ctx.complete
+                complete = preparation.complete
 
                 async def call(messages: list[Message]) -> Reply:
                     request = ModelRequest(
                         model=model,
                         messages=messages,
                         params=params,
-                        api_base=ctx.api_base,
+                        api_base=preparation.api_base,
                         repeat=0,
                         step=TRAIN_STEP,
                         sample=0,

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isodyn.cache import Reply
 from isodyn.core import AnswerType, Modality, Representation, Variant
+from isodyn.models.requests import Reply
 from isodyn.prompts import render_template
-from isodyn.strategies.base import Ask, CellContext, Strategy, register_base, user_message
+from isodyn.strategies.base import Ask, Strategy, register_base, user_message
+from isodyn.strategies.context import CellContext, Service
 from isodyn.strategies.zeroshot import answer_instruction, images_of
 
 DEMO_INDEX_START = 1_000_000
@@ -80,6 +81,7 @@ class ChainOfThought3(Strategy):
     spellings = ("cot", "cot-3", "cot3shot")  # the papers' "CoT" is the topic 3-shot chain of thought
     summary = "topic-specific 3-shot chain of thought: 3 of a 5-demonstration topic pool, seeded draw"
     source = "DynaMath Section 4.1, Appendix C.3"
+    needs = frozenset({Service.MATERIALS})  # the topic's other seeds, their demos and renderings
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         if not topic_pool(ctx, variant):
@@ -102,6 +104,7 @@ class VariantDemo(Strategy):
     name = "variantdemo"
     summary = "leakage probe: three other variants of the same seed, solved, as demonstrations"
     source = "DynaMath Appendix H.6"
+    needs = frozenset({Service.MATERIALS})  # the seed's other variants and their renderings
 
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext
@@ -117,6 +120,7 @@ class SelfDemo(Strategy):
     name = "selfdemo"
     summary = "controlled leakage probe: the test question itself, solved, as the demonstration"
     source = "DynaMath Appendix H.6"
+    needs = frozenset({Service.MATERIALS})  # the question rendered again as its own demonstration
 
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext

@@ -9,10 +9,11 @@
 
 from __future__ import annotations
 
-from isodyn.cache import Reply
 from isodyn.core import TEXT_MODALITIES, Modality, Representation, Variant
+from isodyn.models.requests import Reply
 from isodyn.prompts import render_template
-from isodyn.strategies.base import NO_VISION, Ask, CellContext, Strategy, register_base, user_message
+from isodyn.strategies.base import NO_VISION, Ask, Strategy, register_base, user_message
+from isodyn.strategies.context import CellContext, Service
 from isodyn.strategies.zeroshot import answer_instruction, images_of
 
 
@@ -23,20 +24,22 @@ class IsoScratchPad(Strategy):
     source = "IsoBench Section 4 (IsoScratchPad)"
     calls_per_cell = "2"
     modalities = frozenset(m for m in Modality if m.visual)
+    needs = frozenset({Service.DESCRIBER})
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         if modality not in self.modalities:
             return f"{self.name} runs only on image cells"
-        reader = ctx.describer or ctx.solver
+        describer = ctx.describer.model
+        reader = describer or ctx.solver
         if not reader.vision:
-            return f"describer {reader.name} has no vision" if ctx.describer else NO_VISION
+            return f"describer {reader.name} has no vision" if describer else NO_VISION
         return None
 
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext
     ) -> Reply:
         describe = user_message(render_template("isosp_describe.j2"), images_of(representation))
-        describer = ctx.describer.name if ctx.describer else None
+        describer = ctx.describer.model.name if ctx.describer.model else None
         description = await ask([describe], "describe", model=describer)
         prompt = render_template(
             "isosp_solve.j2",
@@ -53,6 +56,7 @@ class IsoCombination(Strategy):
     summary = "the image plus every text representation the seed renders, in one prompt"
     source = "IsoBench Section 4 (IsoCombination)"
     modalities = frozenset(m for m in Modality if m.visual)
+    needs = frozenset({Service.MATERIALS})  # the seed's text renderings of the same variant
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         seed = ctx.materials.seeds[variant.seed_id]

@@ -14,13 +14,14 @@ import re
 from collections import Counter
 from dataclasses import replace
 
-from isodyn.cache import Reply
 from isodyn.core import AnswerType, Modality, Representation, Variant
 from isodyn.generators.base import format_choices, letter
+from isodyn.models.requests import Reply
 from isodyn.prompts import render_template
 from isodyn.scoring import score_reply
 from isodyn.scoring.keys import answer_key
-from isodyn.strategies.base import Ask, CellContext, Inner, Message, Modifier, register_modifier
+from isodyn.strategies.base import Ask, Inner, Message, Modifier, register_modifier
+from isodyn.strategies.context import CellContext, Service
 
 
 @register_modifier
@@ -71,6 +72,7 @@ class SelfConsistency(Modifier):
     name = "sc@k"
     nesting = 1
     calls_per_cell = "k x the base"
+    needs = frozenset({Service.GRADING})  # the vote reads each sample as the verdict will
 
     def __init__(self, k: int) -> None:
         if k < 2:
@@ -99,7 +101,7 @@ class SelfConsistency(Modifier):
 
         replies = await asyncio.gather(*(inner(variant, representation, sampled(i)) for i in range(self.k)))
         scored = ctx.scored_variant or variant
-        keys = [vote_key(_extracted(r.text, scored, ctx.grader), scored) for r in replies]
+        keys = [vote_key(_extracted(r.text, scored, ctx.grading.grader), scored) for r in replies]
         winner = majority(keys)
         ctx.notes["votes"] = keys
         ctx.notes["vote_winner"] = winner
@@ -131,6 +133,7 @@ class Permute(Modifier):
     nesting = 0  # outermost: it changes the question the rest sees
     summary = "rotate multiple-choice options by the repeat index and remap the answer (circular eval)"
     source = "DynaMath Appendix H.8 (circular consistency, Liu et al. 2023)"
+    needs = frozenset({Service.MATERIALS})  # the rotated variant, rendered again
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         if variant.answer_type is not AnswerType.MULTIPLE_CHOICE:

@@ -5,10 +5,11 @@ Wording from DynaMath (arXiv 2411.00836), Appendix C.1, Table 5 and "Response In
 
 from __future__ import annotations
 
-from isodyn.cache import Reply
 from isodyn.core import AnswerType, Representation, Variant
+from isodyn.models.requests import Reply
 from isodyn.prompts import render_template
-from isodyn.strategies.base import Ask, CellContext, Strategy, register_base, user_message
+from isodyn.strategies.base import Ask, Strategy, register_base, user_message
+from isodyn.strategies.context import CellContext
 
 # DynaMath Table 5. The integer line is ours (DynaMath has no integer type).
 _ANSWER_INSTRUCTIONS = {

@@ -1,0 +1,77 @@
+"""`exp compare`: a paired statistical comparison within a run, or of two runs on the same cells.
+
+Within a run, strategies, models or modalities are compared; two runs are compared with each
+other (by "run"). The comparison (intervals, McNemar, sign-flip permutation, Holm) is written as
+compare-BY.md and .html with a forest plot: into the run's folder, or into a
+compare-A-vs-B folder beside the first of two runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, cast
+
+import pandas as pd
+
+from isodyn.analysis.compare import compare, comparison_content
+from isodyn.analysis.metrics import Bootstrap
+from isodyn.analysis.report import write_content
+from isodyn.commands.notices import Notice, Notices, Notify
+from isodyn.commands.report import BOOTSTRAP_PARSERS, split_words
+from isodyn.commands.runs import read_run, warn_about
+from isodyn.experiments.config import ConfigError, parse_key_values
+from isodyn.results import results_frame
+
+CompareBy = Literal["strategy", "model", "modality", "run"]
+COMPARE_BY = ("strategy", "model", "modality", "run")
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    runs: tuple[Path, ...]  # one run (compare within it) or two (compare them)
+    by: CompareBy
+    baseline: str | None = None  # compare every other value with this one, not every pair
+    bootstrap: Bootstrap = field(default_factory=Bootstrap)
+
+    @classmethod
+    def from_words(cls, words: Sequence[str]) -> CompareRequest:
+        """The request `exp compare RUN_DIR [RUN_DIR2] key=value ...` makes (ConfigError if bad)."""
+        paths, settings = split_words(words)
+        chosen = parse_key_values(settings, {**BOOTSTRAP_PARSERS, "by": str, "baseline": str})
+        if len(paths) not in (1, 2):
+            raise ConfigError("give one run directory (compare within it) or two (compare the runs)")
+        by = chosen.pop("by", "run" if len(paths) == 2 else "strategy")
+        if by not in COMPARE_BY:
+            raise ConfigError(f"bad value for by: {by!r}; valid: {', '.join(COMPARE_BY)}")
+        baseline = chosen.pop("baseline", None)
+        return cls(tuple(paths), cast(CompareBy, by), baseline, Bootstrap(**chosen))
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    path: Path  # compare-BY.md
+    html: Path
+    markdown: str
+    notices: tuple[Notice, ...] = ()
+
+
+def compare_runs(request: CompareRequest, notify: Notify | None = None) -> CompareResult:
+    """Compare, and write the comparison report."""
+    notices = Notices(notify)
+    runs = [read_run(path) for path in request.runs]
+    for run in runs:  # said once every run is read
+        warn_about(run, notices)
+    frames = [results_frame(run.results).assign(run=run.directory.name) for run in runs]
+    table = compare(pd.concat(frames, ignore_index=True), request.by, request.baseline, request.bootstrap)
+    first = request.runs[0]
+    if len(request.runs) == 2:
+        out = first.parent / f"compare-{first.name}-vs-{request.runs[1].name}"
+        out.mkdir(exist_ok=True)
+    else:
+        out = first
+    title = f"Paired comparison by {request.by}: " + " vs ".join(p.name for p in request.runs)
+    content = comparison_content(table, title, request.by, request.bootstrap)
+    path = write_content(out, content, f"compare-{request.by}")
+    return CompareResult(path, path.with_suffix(".html"), path.read_text(encoding="utf-8"), notices.said)

@@ -1,0 +1,99 @@
+"""`exp report`: report.md and a standalone report.html for a run, or for results tables from outside.
+
+A table may be long form (seed_id, variant, correct, ...) or DynaMath's published wide form;
+several tables give one report with a row per model, written into a `-report` folder beside the
+first. With a grader named, the run's saved replies are graded by it first (nothing is called).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from isodyn.analysis.external import ExternalTableError, read_tables
+from isodyn.analysis.metrics import Bootstrap
+from isodyn.analysis.report import write_report
+from isodyn.commands.notices import Notice, Notices, Notify
+from isodyn.commands.runs import read_run
+from isodyn.experiments.config import ConfigError, grader_name, parse_key_values, positive_int
+from isodyn.experiments.regrade import rescore
+from isodyn.results import CellResult, write_results
+from isodyn.scoring import Tolerance
+
+
+def _level(value: str) -> float:
+    number = float(value)
+    if not 0 < number < 1:
+        raise ValueError("must be between 0 and 1, e.g. 0.95")
+    return number
+
+
+# The interval settings `exp report` and `exp compare` read.
+BOOTSTRAP_PARSERS: dict[str, Any] = {"resamples": positive_int, "level": _level, "seed": int}
+
+
+def split_words(words: Sequence[str]) -> tuple[list[Path], list[str]]:
+    """Positional paths and key=value settings, in any order."""
+    return [Path(w) for w in words if "=" not in w], [w for w in words if "=" in w]
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    sources: tuple[Path, ...]  # one run directory, or one or more tables
+    bootstrap: Bootstrap = field(default_factory=Bootstrap)
+    grader: str | None = None  # grade the run's saved replies again by this grader first
+
+    @classmethod
+    def from_words(cls, words: Sequence[str]) -> ReportRequest:
+        """The request `exp report SOURCE ... key=value ...` makes (ConfigError on a bad word)."""
+        sources, settings = split_words(words)
+        chosen = parse_key_values(settings, {**BOOTSTRAP_PARSERS, "grader": grader_name})
+        grader = chosen.pop("grader", None)
+        bootstrap = Bootstrap(**chosen)
+        if not sources:
+            raise ConfigError("name a run directory or one or more result tables")
+        return cls(tuple(sources), bootstrap, grader)
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    path: Path  # report.md
+    html: Path  # report.html
+    markdown: str
+    notices: tuple[Notice, ...] = ()
+
+
+def report_run(request: ReportRequest, notify: Notify | None = None) -> ReportResult:
+    """Write the report of a run (into its folder) or of tables (into a `-report` folder)."""
+    notices = Notices(notify)
+    first = request.sources[0]
+    if len(request.sources) > 1 or first.is_file():
+        results, folder = _from_tables(request.sources, notices)
+    else:
+        results, folder = read_run(first, notices).results, first
+    if request.grader is not None:
+        results = rescore(results, Tolerance(), request.grader)
+    path = write_report(folder, results, request.bootstrap)
+    return ReportResult(path, path.with_suffix(".html"), path.read_text(encoding="utf-8"), notices.said)
+
+
+def _from_tables(sources: Sequence[Path], notices: Notices) -> tuple[list[CellResult], Path]:
+    """The tables' cells, saved as results.jsonl in the `-report` folder the report goes to."""
+    if not all(p.is_file() for p in sources):
+        raise ConfigError("several sources must all be result tables (files), not run directories")
+    try:
+        tables = read_tables(list(sources))
+    except ExternalTableError:
+        raise
+    except ValueError as exc:  # a cell pandas or int() cannot read: the table's problem, said as it is
+        raise ExternalTableError(str(exc)) from exc
+    for note in tables.notes:
+        notices.say("note", note)
+    first = sources[0]
+    stem = first.stem if len(sources) == 1 else f"{first.stem}-and-{len(sources) - 1}-more"
+    folder = first.with_name(f"{stem}-report")
+    folder.mkdir(exist_ok=True)
+    write_results(folder / "results.jsonl", tables.results)
+    return tables.results, folder

@@ -1,0 +1,172 @@
+"""`exp rescore`: grade a finished run's saved replies again, with new settings, into a new folder.
+
+No model under test is called. With a judge, replies the rules found ambiguous or without an
+answer are read by the judge (cached calls) and compared by the same rules; with an audit, a sample
+of the rules' clear verdicts goes to the judge too, and their agreement is reported. The new
+folder, RUN_DIR-rescored-STAMP beside the run, holds results, config, summary and report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from isodyn.analysis.report import write_report
+from isodyn.commands.judging import JudgeChoice, regrade_words
+from isodyn.commands.notices import Notice, Notices, Notify
+from isodyn.commands.runs import read_run
+from isodyn.experiments.config import ConfigError, default_cache_dir
+from isodyn.experiments.regrade import JudgeSettings, audit_rules, llm_extract, open_client, rescore
+from isodyn.results import CellResult, write_results
+from isodyn.scoring import DEFAULT_GRADER, DYNAMATH_ABS_TOLERANCE, Tolerance
+
+
+@dataclass(frozen=True)
+class RescoreRequest:
+    run_dir: Path
+    grader: str = DEFAULT_GRADER
+    tolerance: Tolerance = field(default_factory=lambda: Tolerance(DYNAMATH_ABS_TOLERANCE, 0.0))
+    judge: JudgeChoice | None = None
+    audit: int | None = None  # clear verdicts to check against the judge (needs a judge)
+
+    @classmethod
+    def from_words(cls, run_dir: Path, words: Sequence[str]) -> RescoreRequest:
+        """The request `exp rescore RUN_DIR key=value ...` makes (ConfigError on a bad word)."""
+        chosen = regrade_words(words)
+        return cls(
+            run_dir,
+            chosen.get("grader", DEFAULT_GRADER),
+            Tolerance(chosen.get("abs_tol", DYNAMATH_ABS_TOLERANCE), chosen.get("rel_tol", 0.0)),
+            JudgeChoice.from_parsed(chosen) if "judge" in chosen else None,
+            chosen.get("audit"),
+        )
+
+
+@dataclass(frozen=True)
+class JudgeCalls:
+    calls_made: int = 0
+    cache_hits: int = 0
+    cost_usd: float = 0.0
+
+
+@dataclass(frozen=True)
+class RuleAudit:
+    """How often the rules' clear verdicts agree with the judge's, on a random sample."""
+
+    sampled: int
+    agreement: float
+    kappa: float  # Cohen's kappa, with its 95% interval
+    kappa_low: float
+    kappa_high: float
+    disagreements: int  # listed in summary.json
+
+
+@dataclass(frozen=True)
+class RescoreResult:
+    out_dir: Path
+    results_path: Path
+    report_path: Path
+    grader: str
+    results: list[CellResult] = field(repr=False)
+    changed_verdicts: int
+    judged: int  # replies the judge read
+    judge_calls: JudgeCalls
+    audit: RuleAudit | None
+    notices: tuple[Notice, ...] = ()
+
+
+def rescore_run(request: RescoreRequest, notify: Notify | None = None) -> RescoreResult:
+    """Grade the run again and write the new folder; the run itself is left as it was."""
+    notices = Notices(notify)
+    run = read_run(request.run_dir, notices)
+    judge = request.judge.checked(run.config) if request.judge else None
+    if request.audit is not None and judge is None:
+        raise ConfigError("audit=N needs judge=MODEL: the judge is what the rules are checked against")
+    regraded = rescore(run.results, request.tolerance, request.grader)
+    calls, audit = JudgeCalls(), None
+    if judge:
+        regraded, calls, audit = _judged(regraded, judge, request)
+    out = _new_folder(request.run_dir)
+    rescore_settings = {
+        "grader": request.grader,
+        "abs_tol": request.tolerance.absolute,
+        "rel_tol": request.tolerance.relative,
+        "judge": request.judge.model if request.judge else None,
+        "audit": request.audit,
+    }
+    config = {**run.config, "grader": request.grader, "rescore": rescore_settings}
+    (out / "config.json").write_text(json.dumps(config, indent=2, allow_nan=False) + "\n")
+    write_results(out / "results.jsonl", regraded)
+    changed = sum(a.correct != b.correct for a, b in zip(run.results, regraded, strict=True))
+    summary = _summary(regraded, changed, calls, request.run_dir, audit)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
+    report = write_report(out, regraded)
+    return RescoreResult(
+        out, out / "results.jsonl", report, request.grader, regraded, changed, summary["judged"], calls,
+        _rule_audit(audit), notices.said,
+    )  # fmt: skip
+
+
+def _judged(
+    regraded: list[CellResult], judge: JudgeSettings, request: RescoreRequest
+) -> tuple[list[CellResult], JudgeCalls, dict[str, Any] | None]:
+    """The judge's readings of what the rules could not read, its calls, and the audit if asked."""
+    client, store = open_client(judge.cache_dir or default_cache_dir())
+    audit = None
+    try:
+        if request.audit is not None:
+            audit = asyncio.run(audit_rules(regraded, judge, client, request.tolerance, request.audit))
+        regraded = asyncio.run(llm_extract(regraded, judge, client, request.tolerance))
+    finally:
+        store.close()
+    return regraded, JudgeCalls(client.calls_made, client.cache_hits, client.cost_usd), audit
+
+
+def _new_folder(run_dir: Path) -> Path:
+    """RUN_DIR-rescored-STAMP beside the run, made now; never one that exists."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
+    while out.exists():  # two rescores in the same second
+        stamp += "x"
+        out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
+    try:
+        out.mkdir(parents=True)
+    except FileExistsError:  # another process took the name between the check and now
+        stamp += "y"
+        out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
+        out.mkdir()
+    return out
+
+
+def _summary(
+    regraded: list[CellResult], changed: int, calls: JudgeCalls, run_dir: Path, audit: dict[str, Any] | None
+) -> dict[str, Any]:
+    """summary.json of the new folder (its keys and their order are the file's format)."""
+    reasons = [r.reason for r in regraded]
+    summary: dict[str, Any] = {
+        "cells": len(regraded),
+        "graded": reasons.count("ok"),
+        "extraction_failed": reasons.count("extraction_failed"),
+        "correct": sum(bool(r.correct) for r in regraded),
+        "changed_verdicts": changed,
+        "judged": sum(r.judge_extract is not None for r in regraded),
+        "judge": {"calls_made": calls.calls_made, "cache_hits": calls.cache_hits, "cost_usd": calls.cost_usd},
+        "rescored_from": str(run_dir),
+    }
+    if audit is not None:
+        summary["audit"] = audit
+    return summary
+
+
+def _rule_audit(audit: dict[str, Any] | None) -> RuleAudit | None:
+    if audit is None:
+        return None
+    return RuleAudit(
+        audit["sampled"], audit["agreement"], audit["kappa"], audit["kappa_low"], audit["kappa_high"],
+        len(audit["disagreements"]),
+    )  # fmt: skip

@@ -1,0 +1,215 @@
+"""`exp run`: plan an experiment, then run its grid into a run folder and write its report.
+
+`run_experiment` takes the run's lock (a second process with the same settings stops at once),
+resumes the latest unfinished folder of the same run or makes a new one, runs every cell not yet
+finished, and writes report.md; `estimate_run` is the dry run (no call, no file). What the caller
+should see while the run goes (warnings, resuming, a finished cell) goes through `RunHooks`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from isodyn.analysis.report import write_report
+from isodyn.commands import run_notices
+from isodyn.commands.notices import Notice, Notices
+from isodyn.errors import IsodynError
+from isodyn.experiments.config import (
+    ConfigError,
+    ExperimentConfig,
+    parse_overrides,
+    read_study,
+    refuse_study_key,
+    repeated_key,
+    study_words,
+)
+from isodyn.experiments.llm import CachedClient
+from isodyn.experiments.runlock import RunLock
+from isodyn.experiments.runner import (
+    ModelUnavailable,
+    Plan,
+    dry_run,
+    execute,
+    open_run_dir,
+    plan_experiment,
+    run_lock_path,
+)
+from isodyn.results import CellResult
+
+
+class RunNotStarted(IsodynError):
+    """The run's lock or folder could not be made (a read-only disk, a full one): nothing was called."""
+
+
+class RunStopped(IsodynError):
+    """A model of the grid cannot be called at all; the finished cells are kept in `run_dir`."""
+
+    def __init__(self, message: str, run_dir: Path) -> None:
+        super().__init__(message)
+        self.run_dir = run_dir
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    config: ExperimentConfig
+    study: Path | None = None  # the study file the settings came from: copied into the run folder
+
+    @classmethod
+    def from_words(
+        cls, words: Sequence[str], study: Path | None = None, trust_study: bool = False
+    ) -> RunRequest:
+        """The request of `exp run [STUDY.toml] key=value ...`: the study's settings, then the words
+        (each key given once). Without `trust_study`, a study may not send a key to a server it
+        names. ConfigError on a bad word."""
+        twice = repeated_key(list(words))
+        if twice:
+            raise ConfigError(f"{twice} is given twice; give it once")
+        from_study = study_words(study) if study else []
+        config = parse_overrides([*from_study, *words])
+        if study is not None and not trust_study:
+            refuse_study_key(study, from_study, list(words), config)
+        return cls(config, study)
+
+
+class RunHooks:
+    """What a caller sees of a run as it goes; every method does nothing unless overridden."""
+
+    def notice(self, notice: Notice) -> None:
+        """A warning or a dataset line, given before the run starts."""
+
+    def resumed(self, run_dir: Path, finished: int) -> None:
+        """An unfinished run is resumed: `finished` cells are kept and not run again."""
+
+    def started(self, plan: Plan, done: Sequence[CellResult]) -> None:
+        """The grid is about to run; `done` are the cells already finished."""
+
+    def row(self, result: CellResult, client: CachedClient) -> None:
+        """A cell finished (its row is written)."""
+
+    def finished(self) -> None:
+        """The last cell is in; the report is written next. Not called when the run stops."""
+
+
+@dataclass(frozen=True)
+class DryRunEstimate:
+    """The grid's size, its cached share and an upper cost estimate; nothing called or written."""
+
+    cells: int
+    cached_cells: int
+    skipped_cells: int
+    cached_share: float
+    calls_needed: int
+    estimated_cost_usd: float
+    models: int
+    strategies: int
+    seeds: int
+    notices: tuple[Notice, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """The run's counts as summary.json holds them (earlier processes of a resumed run included)."""
+
+    cells: int
+    calls_made: int
+    cache_hits: int
+    retries: int
+    skipped: int
+    errors: int
+    cost_usd: float
+    seconds: float
+    left_undone: int  # refused by max_cost: the same command with a larger one finishes them
+
+    @classmethod
+    def from_json(cls, summary: Mapping[str, Any]) -> RunSummary:
+        names = ("cells", "calls_made", "cache_hits", "retries", "skipped", "errors", "cost_usd",
+                 "seconds", "left_undone")  # fmt: skip
+        return cls(*(summary[name] for name in names))
+
+    @property
+    def all_failed(self) -> bool:
+        """Every cell that was not skipped ended in an error (there was at least one)."""
+        attempted = self.cells - self.skipped
+        return bool(attempted) and self.errors == attempted
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    results_path: Path  # results.jsonl
+    log_path: Path  # log.jsonl
+    report_path: Path  # report.md
+    summary: RunSummary
+    results: list[CellResult] = field(repr=False)
+    resumed: int = 0  # cells finished by an earlier process of this run
+    notices: tuple[Notice, ...] = ()
+
+
+def _planned(request: RunRequest, hooks: RunHooks) -> tuple[Plan, Notices]:
+    """The checked plan, and the notices a user reads before the run starts (already told)."""
+    plan = plan_experiment(request.config)
+    notices = Notices(hooks.notice)
+    for line in run_notices.identical_samples(plan):
+        notices.say("warning", line)
+    for line in run_notices.dataset_lines(plan):
+        notices.say("dataset", line)
+    for line in run_notices.unseen_images(plan):
+        notices.say("warning", line)
+    return plan, notices
+
+
+def estimate_run(request: RunRequest, hooks: RunHooks | None = None) -> DryRunEstimate:
+    """The dry run: what the grid would cost, without a call or a written file."""
+    plan, notices = _planned(request, hooks or RunHooks())
+    estimate = asyncio.run(dry_run(plan))
+    return DryRunEstimate(
+        estimate["cells"], estimate["cached_cells"], estimate["skipped_cells"], estimate["cached_share"],
+        estimate["calls_needed"], estimate["estimated_cost_usd"], len(plan.models), len(plan.strategies),
+        len(plan.seeds), notices.said,
+    )  # fmt: skip
+
+
+def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunResult:
+    """Run the grid (resuming an unfinished run of the same settings) and write its report.
+    RunInUse when another process holds the run; RunStopped when a model cannot be called at all."""
+    hooks = hooks or RunHooks()
+    config = request.config
+    plan, notices = _planned(request, hooks)
+    lock = RunLock(run_lock_path(config))
+    try:  # held for the whole run: a second `exp run` of the same run stops here
+        lock.acquire()
+    except OSError as exc:
+        raise RunNotStarted(str(exc)) from None
+    try:
+        run_dir, done = _opened(config)
+        if done:
+            hooks.resumed(run_dir, len(done))
+        if request.study is not None:  # the file as it was used, read again within its bound
+            (run_dir / "study.toml").write_text(read_study(request.study), encoding="utf-8")
+        hooks.started(plan, done)
+        try:
+            outcome = asyncio.run(execute(plan, run_dir, hooks.row, done))
+        except ModelUnavailable as exc:
+            raise RunStopped(f"{exc} (finished cells are kept in {run_dir})", run_dir) from None
+        hooks.finished()
+        report = write_report(run_dir, outcome.results)
+    finally:
+        lock.release()
+    return RunResult(
+        run_dir, run_dir / "results.jsonl", run_dir / "log.jsonl", report,
+        RunSummary.from_json(outcome.summary), outcome.results, len(done), notices.said,
+    )  # fmt: skip
+
+
+def _opened(config: ExperimentConfig) -> tuple[Path, list[CellResult]]:
+    """The run folder to write (an unfinished one resumed, with its finished cells, or a new one)."""
+    try:
+        return open_run_dir(config)
+    except OSError as exc:  # out cannot be written after all (a read-only disk, a full one)
+        raise RunNotStarted(
+            f"cannot write the run directory under {config.out}: {exc.strerror or exc}"
+        ) from None

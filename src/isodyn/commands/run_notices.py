@@ -1,0 +1,40 @@
+"""What a planned run should tell its user before it starts: warnings about settings that waste calls
+or skip cells, and what a `dataset=` release holds. Pure: each reads the plan only."""
+
+from __future__ import annotations
+
+from isodyn.core import Modality
+from isodyn.experiments.runner import Plan
+from isodyn.generators.release import ReleasedItem, release_summary
+from isodyn.models.catalog import is_local
+
+
+def identical_samples(plan: Plan) -> list[str]:
+    """sc@k at temperature 0 asks a hosted model k times the same thing (the embedded model varies
+    its seed per sample instead): the vote then only costs k times as much."""
+    voting = [name for name in plan.strategies if "sc@" in name]
+    hosted = [m for m in plan.models if not is_local(m)]
+    if not (voting and hosted and plan.config.temperature == 0):
+        return []
+    return [
+        f"{voting[0]} at temperature 0 sends {hosted[0]} identical requests; "
+        "set temperature=0.7 (or so) for distinct samples"
+    ]
+
+
+def dataset_lines(plan: Plan) -> list[str]:
+    """For a `dataset=` run: what the release holds, and anything in it read with a caveat."""
+    released = {k: s for k, s in plan.seeds.items() if isinstance(s, ReleasedItem)}
+    return release_summary(released)
+
+
+def unseen_images(plan: Plan) -> list[str]:
+    """vision=auto on a model litellm does not know skips every image cell: one line per model."""
+    if plan.config.vision != "auto" or Modality.IMAGE not in plan.config.modalities:
+        return []
+    return [
+        f"{name} is not in litellm's model table, so its image cells will be skipped; "
+        f"add vision={name} (or vision=yes) if it reads images"
+        for name, info in plan.models.items()
+        if not info.vision and not info.known_to_litellm
+    ]

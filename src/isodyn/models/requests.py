@@ -1,0 +1,76 @@
+"""What is asked of a model and what comes back: the types strategies, the runner, the reply cache
+and the litellm edge all speak.
+
+- `ModelRequest`: one call (model, messages, generation parameters, api_base, and the repeat,
+  step and sample that make otherwise equal calls distinct);
+- `Reply`: its text, token counts, cost and latency;
+- `clean_reply`: a reply as the record holds it (a lone surrogate, which JSON can carry as
+  `"\\ud800"` and UTF-8 cannot encode, becomes U+FFFD);
+- `hash_images`: messages with each inline image replaced by the SHA-256 of its bytes, as the
+  transcript shows them and the cache key hashes them.
+
+Standard library only, and nothing from the rest of isodyn: whatever makes or answers a request can
+depend on this module without pulling in the cache, the runner or litellm.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    model: str
+    messages: list[dict[str, Any]]
+    params: dict[str, Any] = field(default_factory=dict)
+    api_base: str | None = None
+    repeat: int = 0
+    step: str = "answer"
+    sample: int = 0
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD (every other character kept)."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def clean_reply(reply: Reply) -> Reply:
+    """The reply as the record holds it: text that UTF-8 can encode."""
+    text = clean_text(reply.text)
+    return reply if text is reply.text else replace(reply, text=text)
+
+
+def hash_images(value: Any) -> Any:
+    """A copy of a message structure with each inline image replaced by `sha256:<hex of its bytes>`."""
+    if isinstance(value, dict):
+        out = {k: hash_images(v) for k, v in value.items()}
+        url = out.get("url")
+        if isinstance(url, str) and url.startswith("data:"):
+            out["url"] = _data_uri_digest(url)
+        return out
+    if isinstance(value, list):
+        return [hash_images(v) for v in value]
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _data_uri_digest(url: str) -> str:
+    # by the decoded bytes, so the same pixels under another MIME label or encoding hash alike
+    return "sha256:" + hashlib.sha256(base64.b64decode(url.split(",", 1)[1])).hexdigest()

@@ -1,0 +1,519 @@
+"""The cell record: one typed, self-sufficient result per grid cell, composed of the types it holds.
+
+A `CellResult` is the cell's identity (`Cell`), the question as asked (`Question`, the graders' own
+type: text, options as shown, truth, answer type, tolerance, solution), the variant's labels
+(`Labels`), what happened (`Outcome`: a status and its detail), the verdicts by grader (`scores`, a
+`Score` each; `decided_by` names the one the cell takes, so a rescore or a judge adds a score
+instead of a sibling field), the final reply, the calls in order (`Call`) and what they cost
+(`Usage`).
+
+`results.jsonl` holds the record flat (`to_row`, schema 3): one column per `Row` field, the verdict
+in the columns the analysis reads, and every score under `scores` when there is more than one. The
+flat names are also read-only properties of the record (`result.correct`, `result.model`), the
+vocabulary every table and report uses; `Column` names them for the analysis layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from isodyn.core import AnswerType, Modality
+from isodyn.schema import JUDGE, SCHEMA_VERSION, migrate
+from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, get_grader
+
+
+class Status(StrEnum):
+    """What happened to a cell."""
+
+    OK = "ok"  # graded: an answer was read and compared (right or wrong)
+    EXTRACTION_FAILED = "extraction_failed"  # graded: no answer could be read
+    SKIPPED = "skipped"  # not asked: the strategy does not apply (detail: why)
+    ERROR = "error"  # asked, and a call failed (detail: the kind, "local" for this machine)
+
+
+GRADED_STATUSES = frozenset({Status.OK, Status.EXTRACTION_FAILED})
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A cell's status, its detail (why it was skipped, the kind of error) and an error's message."""
+
+    status: Status
+    detail: str = ""
+    message: str | None = None
+
+    @property
+    def graded(self) -> bool:
+        return self.status in GRADED_STATUSES
+
+    @property
+    def reason(self) -> str:
+        """The status in results.jsonl's words: ok, extraction_failed, skipped: why, error:kind."""
+        if self.status is Status.SKIPPED:
+            return f"skipped: {self.detail}" if self.detail else "skipped"
+        if self.status is Status.ERROR:
+            return f"error:{self.detail}"
+        return self.status.value
+
+    @classmethod
+    def from_reason(cls, reason: str, message: str | None = None) -> Outcome:
+        """The outcome a `reason` word names (anything unknown is an error of that name)."""
+        if reason in GRADED_STATUSES:
+            return cls(Status(reason), "", message)
+        if reason.startswith("skipped"):
+            return cls(Status.SKIPPED, reason.removeprefix("skipped").removeprefix(":").strip(), message)
+        return cls(Status.ERROR, reason.removeprefix("error:"), message)
+
+
+class Cell(NamedTuple):
+    """Which cell of the grid: a model, a strategy, a modality, a seed's variant, a repeat. A named
+    tuple: it equals (and hashes as) the plain tuple of its values, which is how rows name a cell."""
+
+    model: str
+    strategy: str
+    modality: Modality
+    seed_id: str
+    variant: int
+    repeat: int = 0
+
+    @property
+    def key(self) -> tuple[str, str, str, str, int, int]:
+        """The cell as plain values (what a results.jsonl row says)."""
+        return (self.model, self.strategy, self.modality.value, self.seed_id, self.variant, self.repeat)
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """What the variant is about: its topic, level and the ways it varies from its seed's others."""
+
+    topic: str = ""
+    level: str = ""
+    variation_types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Call:
+    """One model call of a cell, in call order: the request (images replaced by their hashes) and,
+    once it returned, the reply, its cache key and what it cost. A call that failed has no reply."""
+
+    step: str
+    model: str
+    sample: int = 0
+    messages: Sequence[dict[str, Any]] = ()
+    key: str | None = None
+    cache_hit: bool | None = None
+    response: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    @property
+    def returned(self) -> bool:
+        return self.key is not None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in CALL_FIELDS}
+        data["messages"] = list(self.messages)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Call:
+        values = {k: v for k, v in data.items() if v is not None and k in CALL_FIELDS}
+        if "step" in values and "model" in values:
+            return cls(**values)
+        return cls(**{"step": "answer", "model": "", **values})
+
+
+CALL_FIELDS = tuple(f.name for f in fields(Call))
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What a cell's returned calls cost; `cache_hit` when every one came from the cache."""
+
+    cache_hit: bool | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    @classmethod
+    def of(cls, calls: Sequence[Call]) -> Usage:
+        returned = [c for c in calls if c.returned]
+        return cls(
+            all(c.cache_hit for c in returned),
+            sum(c.prompt_tokens for c in returned),
+            sum(c.completion_tokens for c in returned),
+            sum(c.cost_usd for c in returned),
+            round(sum(c.latency_s for c in returned), 4),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CellResult:
+    """One cell of the grid, as run and graded."""
+
+    cell: Cell
+    asked: Question
+    labels: Labels = Labels()
+    outcome: Outcome = Outcome(Status.OK)
+    scores: Mapping[str, Score] = field(default_factory=dict)  # by grader
+    decided_by: str | None = None  # the score that is the cell's verdict (None: not graded)
+    response: str | None = None  # the final reply that was graded
+    calls: tuple[Call, ...] = ()
+    usage: Usage = Usage()
+    notes: dict[str, Any] = field(default_factory=dict)
+    schema: int = SCHEMA_VERSION
+
+    # --- the verdict ------------------------------------------------------------------------------
+    @property
+    def verdict(self) -> Score | None:
+        return self.scores.get(self.decided_by) if self.decided_by is not None else None
+
+    @property
+    def graded(self) -> bool:
+        return self.outcome.graded
+
+    def regraded(self, grader: str, tolerance: Tolerance | None = None) -> CellResult:
+        """This cell graded again from its saved reply by the named grader; a cell that was
+        skipped, failed or has no reply is returned as it is."""
+        if not self.graded or self.response is None:
+            return self
+        asked = self.asked if tolerance is None else replace(self.asked, tolerance=tolerance)
+        return replace(self, asked=asked).graded_by(get_grader(grader)(self.response, asked))
+
+    def graded_by(self, score: Score) -> CellResult:
+        """This cell with `score` as its verdict (the reply, the calls, the other scores stay)."""
+        others = {k: v for k, v in self.scores.items() if k not in (self.decided_by, score.grader)}
+        return replace(
+            self, scores={score.grader: score, **others}, decided_by=score.grader,
+            outcome=Outcome(Status(score.reason)),
+        )  # fmt: skip
+
+    def with_score(self, score: Score) -> CellResult:
+        """This cell with one more score that does not decide it (a judge that found no answer)."""
+        return replace(self, scores={**self.scores, score.grader: score})
+
+    # --- the flat view: results.jsonl's columns -------------------------------------------------
+    @property
+    def key(self) -> tuple[str, str, str, str, int, int]:
+        return self.cell.key
+
+    @property
+    def model(self) -> str:
+        return self.cell.model
+
+    @property
+    def strategy(self) -> str:
+        return self.cell.strategy
+
+    @property
+    def modality(self) -> str:
+        return self.cell.modality.value
+
+    @property
+    def seed_id(self) -> str:
+        return self.cell.seed_id
+
+    @property
+    def variant(self) -> int:
+        return self.cell.variant
+
+    @property
+    def repeat(self) -> int:
+        return self.cell.repeat
+
+    @property
+    def topic(self) -> str:
+        return self.labels.topic
+
+    @property
+    def level(self) -> str:
+        return self.labels.level
+
+    @property
+    def variation_types(self) -> tuple[str, ...]:
+        return self.labels.variation_types
+
+    @property
+    def answer_type(self) -> str:
+        return self.asked.answer_type.value
+
+    @property
+    def question(self) -> str:
+        return self.asked.text
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return self.asked.choices
+
+    @property
+    def truth(self) -> str:
+        return self.asked.truth
+
+    @property
+    def percent_question(self) -> bool:
+        return self.asked.percent_question
+
+    @property
+    def solution(self) -> str:
+        return self.asked.solution
+
+    @property
+    def tolerance(self) -> Tolerance:
+        return self.asked.tolerance
+
+    @property
+    def abs_tol(self) -> float:
+        return self.asked.tolerance.absolute
+
+    @property
+    def rel_tol(self) -> float:
+        return self.asked.tolerance.relative
+
+    @property
+    def reason(self) -> str:
+        return self.outcome.reason
+
+    @property
+    def error(self) -> str | None:
+        return self.outcome.message
+
+    @property
+    def correct(self) -> bool | None:
+        verdict = self.verdict
+        return verdict.correct if verdict is not None else None
+
+    @property
+    def extracted(self) -> str | None:
+        verdict = self.verdict
+        return verdict.extracted if verdict is not None else None
+
+    @property
+    def method(self) -> str | None:
+        verdict = self.verdict
+        return verdict.method if verdict is not None else None
+
+    @property
+    def ambiguity(self) -> str | None:
+        verdict = self.verdict
+        return verdict.ambiguity if verdict is not None else None
+
+    @property
+    def grader(self) -> str | None:
+        return self.decided_by
+
+    @property
+    def judge_extract(self) -> dict[str, Any] | None:
+        """The judge's reading, when a judge was asked."""
+        judged = self.scores.get(JUDGE)
+        return dict(judged.detail or {}) if judged is not None else None
+
+    @property
+    def transcript(self) -> tuple[Call, ...]:
+        return self.calls
+
+    @property
+    def cache_hit(self) -> bool | None:
+        return self.usage.cache_hit
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.usage.prompt_tokens
+
+    @property
+    def completion_tokens(self) -> int:
+        return self.usage.completion_tokens
+
+    @property
+    def cost_usd(self) -> float:
+        return self.usage.cost_usd
+
+    @property
+    def latency_s(self) -> float:
+        return self.usage.latency_s
+
+    def to_row(self) -> dict[str, Any]:
+        """The results.jsonl form: flat, JSON-ready, every `Row` column (what `result_line` writes)."""
+        row = self.flat()
+        row["choices"] = list(self.choices)
+        row["variation_types"] = list(self.variation_types)
+        row["transcript"] = [call.to_json() for call in self.calls]
+        return row
+
+    def flat(self) -> dict[str, Any]:
+        """The `Row` columns, their values as the record holds them (calls as `Call`s, tuples)."""
+        return {
+            "model": self.cell.model, "strategy": self.cell.strategy, "modality": self.cell.modality.value,
+            "seed_id": self.cell.seed_id, "variant": self.cell.variant, "repeat": self.cell.repeat,
+            "topic": self.labels.topic, "level": self.labels.level,
+            "answer_type": self.asked.answer_type.value,
+            "question": self.asked.text, "choices": self.asked.choices, "truth": self.asked.truth,
+            "percent_question": self.asked.percent_question, "abs_tol": self.asked.tolerance.absolute,
+            "rel_tol": self.asked.tolerance.relative, "solution": self.asked.solution,
+            "variation_types": self.labels.variation_types, "reason": self.outcome.reason,
+            "correct": self.correct, "extracted": self.extracted, "method": self.method,
+            "ambiguity": self.ambiguity, "grader": self.decided_by, "response": self.response,
+            "error": self.outcome.message,
+            "scores": self._scores_json(),
+            "transcript": self.calls, "notes": self.notes, "cache_hit": self.usage.cache_hit,
+            "prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens,
+            "cost_usd": self.usage.cost_usd, "latency_s": self.usage.latency_s, "schema": self.schema,
+        }  # fmt: skip
+
+    def _scores_json(self) -> dict[str, Any]:
+        """Every score, when the verdict is not the only one or keeps a detail; else none (the verdict
+        columns say it all)."""
+        verdict = self.verdict
+        if len(self.scores) <= 1 and (verdict is None or verdict.detail is None):
+            return {}
+        return {name: score_json(score) for name, score in self.scores.items()}
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> CellResult:
+        """A results.jsonl row of any schema version as the record (older rows are migrated)."""
+        row = migrate(row)
+        outcome = Outcome.from_reason(row.get("reason", "ok"), row.get("error"))
+        scores = {name: score_from_json(name, value) for name, value in (row.get("scores") or {}).items()}
+        decided_by = row.get("grader")
+        if (outcome.graded or decided_by is not None) and decided_by not in scores:
+            decided_by = decided_by or DEFAULT_GRADER
+            verdict = Score(
+                row.get("correct"), row.get("extracted"), row.get("reason", "ok"), row.get("method"),  # type: ignore[arg-type]
+                row.get("ambiguity"), decided_by,
+            )  # fmt: skip
+            scores = {decided_by: verdict, **scores}
+        tolerance = Tolerance(
+            row.get("abs_tol", Tolerance().absolute), row.get("rel_tol", Tolerance().relative)
+        )
+        return cls(
+            cell=Cell(
+                row["model"], row["strategy"], Modality(row["modality"]), row["seed_id"], row["variant"],
+                row.get("repeat", 0),
+            ),
+            asked=Question(
+                row.get("truth", ""), AnswerType(row.get("answer_type", AnswerType.TEXT.value)),
+                tuple(str(c) for c in row.get("choices") or ()), row.get("question", ""),
+                row.get("percent_question", False), tolerance, row.get("solution", ""),
+            ),
+            labels=Labels(
+                row.get("topic", ""), row.get("level", ""), tuple(row.get("variation_types") or ())
+            ),
+            outcome=outcome, scores=scores, decided_by=decided_by, response=row.get("response"),
+            calls=tuple(Call.from_json(t) for t in row.get("transcript") or ()),
+            usage=Usage(
+                row.get("cache_hit"), row.get("prompt_tokens", 0), row.get("completion_tokens", 0),
+                row.get("cost_usd", 0.0), row.get("latency_s", 0.0),
+            ),
+            notes=dict(row.get("notes") or {}), schema=row.get("schema", SCHEMA_VERSION),
+        )  # fmt: skip
+
+
+def score_json(score: Score) -> dict[str, Any]:
+    """A score as `scores` in a row holds it (its grader is its key)."""
+    data: dict[str, Any] = {
+        "correct": score.correct, "extracted": score.extracted, "reason": score.reason,
+        "method": score.method, "ambiguity": score.ambiguity,
+    }  # fmt: skip
+    if score.detail is not None:
+        data["detail"] = dict(score.detail)
+    return data
+
+
+def score_from_json(grader: str, data: Mapping[str, Any]) -> Score:
+    return Score(
+        bool(data.get("correct")), data.get("extracted"), str(data.get("reason", "ok")),
+        str(data.get("method", "")), data.get("ambiguity"), grader, data.get("detail"),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Row:
+    """The columns of a results.jsonl line (schema 3) and their JSON types: what `to_row` writes and
+    the reader checks each line against (`results.record_check`). The record's flat properties and
+    `Column` have these names."""
+
+    model: str
+    strategy: str
+    modality: str
+    seed_id: str
+    variant: int
+    repeat: int = 0
+    topic: str = ""
+    level: str = ""
+    answer_type: str = AnswerType.TEXT.value
+    question: str = ""
+    choices: tuple[str, ...] = ()  # in the order shown (a permuting strategy records its order in notes)
+    truth: str = ""
+    percent_question: bool = False
+    abs_tol: float = Tolerance().absolute
+    rel_tol: float = Tolerance().relative
+    solution: str = ""
+    variation_types: tuple[str, ...] = ()
+    reason: str = "ok"  # ok, extraction_failed (graded), skipped: why, error:kind
+    correct: bool | None = None
+    extracted: str | None = None
+    method: str | None = None
+    ambiguity: str | None = None
+    grader: str | None = None  # the score the verdict columns hold
+    response: str | None = None
+    error: str | None = None
+    scores: dict[str, Any] = field(default_factory=dict)  # every score by grader, when not only one
+    transcript: tuple[Call, ...] = ()
+    notes: dict[str, Any] = field(default_factory=dict)
+    cache_hit: bool | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    schema: int = SCHEMA_VERSION
+
+
+ROW_FIELDS = tuple(f.name for f in fields(Row))
+
+
+class Column(StrEnum):
+    """The names of results.jsonl's columns, for the analysis layer (one member per `Row` field)."""
+
+    model = "model"
+    strategy = "strategy"
+    modality = "modality"
+    seed_id = "seed_id"
+    variant = "variant"
+    repeat = "repeat"
+    topic = "topic"
+    level = "level"
+    answer_type = "answer_type"
+    question = "question"
+    choices = "choices"
+    truth = "truth"
+    percent_question = "percent_question"
+    abs_tol = "abs_tol"
+    rel_tol = "rel_tol"
+    solution = "solution"
+    variation_types = "variation_types"
+    reason = "reason"
+    correct = "correct"
+    extracted = "extracted"
+    method = "method"
+    ambiguity = "ambiguity"
+    grader = "grader"
+    response = "response"
+    error = "error"
+    scores = "scores"
+    transcript = "transcript"
+    notes = "notes"
+    cache_hit = "cache_hit"
+    prompt_tokens = "prompt_tokens"
+    completion_tokens = "completion_tokens"
+    cost_usd = "cost_usd"
+    latency_s = "latency_s"
+    schema = "schema"
+
+
+if tuple(Column) != ROW_FIELDS:  # the names are the record's: a column added to one is added to both
+    raise TypeError("record.Column and record.Row list different columns")
