@@ -47,14 +47,9 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str])
         try:
             from isodyn import cli
 
-            cli.main()
+            cli.main()  # a run releases its lock when it returns or fails: nothing is left held
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-        finally:
-            from isodyn import cli
-
-            while cli._HELD:  # the run lock a command keeps until its process ends
-                cli._HELD.pop().release()
         out, err = capsys.readouterr()
         return Done(code, out, err)
 

@@ -14,14 +14,14 @@ import pytest
 from PIL import Image
 
 from isodyn.core import AnswerType, Level, Modality, Topic, Variant
-from isodyn.generators.dynamath_programs import (
+from isodyn.datasets import ReleaseError
+from isodyn.datasets.dynamath_programs import (
     ProgramError,
     check_environment,
     describe_programs,
     load_programs,
-    variant_seed,
 )
-from isodyn.generators.release import ReleaseError
+from isodyn.datasets.dynamath_runs import variant_seed
 from isodyn.scoring import score_reply
 
 HEADER = """\
@@ -433,7 +433,7 @@ def test_check_environment_names_what_is_missing(bad: Path, tmp_path: Path) -> N
 
 
 def test_the_check_names_latex_and_an_older_library_behind_a_plain_type_error() -> None:
-    from isodyn.generators.dynamath_programs import ProgramError, needs
+    from isodyn.datasets.dynamath_programs import ProgramError, needs
 
     no_dvipng = ProgramError(
         "f.py Q474 variant 0: TypeError: a bytes-like object is required, not 'NoneType'",
@@ -446,8 +446,8 @@ def test_the_check_names_latex_and_an_older_library_behind_a_plain_type_error() 
 
 
 def test_a_program_that_renders_latex_needs_dvipng_where_it_is_missing(monkeypatch) -> None:
-    from isodyn.generators import dynamath_programs
-    from isodyn.generators.dynamath_programs import ProgramError, needs
+    from isodyn.datasets import dynamath_programs
+    from isodyn.datasets.dynamath_programs import ProgramError, needs
 
     failure = ProgramError("Q480 variant 0: TypeError: a bytes-like object is required", "f.write(x)")
     source = "from IPython.lib.latextools import latex_to_png\npng = latex_to_png(eq, backend='dvipng')"

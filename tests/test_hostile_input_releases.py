@@ -23,11 +23,12 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from isodyn.cli import app
+from isodyn.datasets import ReleaseError
+from isodyn.datasets.dynamath import release_seeds
+from isodyn.datasets.dynamath_programs import describe_programs
+from isodyn.datasets.isobench import load_isobench
+from isodyn.datasets.mmmath import load_mmmath
 from isodyn.experiments.config import ConfigError, study_words
-from isodyn.generators.dynamath_programs import describe_programs
-from isodyn.generators.isobench_release import load_isobench
-from isodyn.generators.mmmath_release import load_mmmath
-from isodyn.generators.release import ReleaseError, release_seeds
 
 
 def png(color: tuple[int, int, int] = (200, 30, 30), size: tuple[int, int] = (12, 8)) -> bytes:

@@ -17,8 +17,9 @@ import pytest
 from PIL import Image
 
 from isodyn.core import AnswerType, Level, Modality, Topic
-from isodyn.generators.isobench_release import describe_isobench, load_isobench
-from isodyn.generators.release import PNG_SIGNATURE, ReleaseError
+from isodyn.datasets import ReleaseError
+from isodyn.datasets.isobench import describe_isobench, load_isobench
+from isodyn.datasets.record import PNG_SIGNATURE
 from isodyn.scoring import score_reply
 
 PGN_1 = "1. e4 e5 2. Nf3 Nc6 3. Bb5 Bc5 4. Bxc6 dxc6 5. Nc3 Bg4 6. Na4 Bb4 7. c3 Bd6 8. d4 f6 9. dxe5 fxe5"
@@ -446,8 +447,8 @@ def test_a_run_through_the_loopback_stub(tmp_path: Path) -> None:
     from isodyn.experiments.config import parse_overrides
     from isodyn.testing import OpenAIStub, ScriptedReply
 
-    datasets = pytest.importorskip("isodyn.generators.datasets")
-    if "isobench" not in getattr(datasets, "KINDS", {}):
+    datasets = pytest.importorskip("isodyn.datasets.kinds")
+    if "isobench" not in getattr(datasets, "DATASETS", {}):
         pytest.skip("the runner does not read dataset=isobench:PATH")
     root = write_release(tmp_path / "release", "parquet")
     seeds = load_isobench(root)

@@ -13,15 +13,16 @@ import pytest
 from PIL import Image
 
 from isodyn.core import AnswerType, Level, Modality, Topic
-from isodyn.generators.base import UnsupportedModality
-from isodyn.generators.mmmath_release import (
+from isodyn.datasets import ReleaseError
+from isodyn.datasets.mmmath import (
     describe_mmmath,
     level_of,
     load_mmmath,
     mmmath_skipped,
     topic_of,
 )
-from isodyn.generators.release import PNG_SIGNATURE, ReleaseError
+from isodyn.datasets.record import PNG_SIGNATURE
+from isodyn.generators.base import UnsupportedModality
 from isodyn.scoring import score_reply
 from isodyn.scoring.extract import last_boxed
 

@@ -15,9 +15,9 @@ import pytest
 from PIL import Image
 
 from isodyn.core import AnswerType
+from isodyn.datasets.dynamath import parse_choices, release_seeds, release_summary
 from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
-from isodyn.generators.release import parse_choices, release_seeds, release_summary
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 # key -> (answer type as written, question, answers per trial, options a person reads in it)

@@ -20,8 +20,10 @@ from typing import Any
 
 import pandas as pd
 
+from isodyn.record import Column
 from isodyn.scoring.keys import answer_key
 
+VARIANT = (Column.seed_id, Column.variant)  # one variant of a seed, over its repeats
 NONE_KEY = "none"
 _LETTERS = "ABCDEFGHIJ"
 
@@ -34,7 +36,7 @@ def keyed(graded: pd.DataFrame) -> pd.DataFrame:
         answer_key(extracted if isinstance(extracted, str) else None, answer_type, tuple(choices or ()))
         or NONE_KEY
         for extracted, answer_type, choices in zip(
-            out["extracted"], out["answer_type"], out.get("choices", [()] * len(out)), strict=True
+            out[Column.extracted], out[Column.answer_type], out.get(Column.choices, [()] * len(out)), strict=True
         )
     ]
     return out
@@ -47,18 +49,18 @@ def _modal_share(answers: pd.Series) -> float:
 def repetition_consistency(graded: pd.DataFrame) -> float:
     """Mean over variants of the share of repeats giving the modal answer (needs >= 2 repeats)."""
     frame = keyed(graded)
-    groups = frame.groupby(["seed_id", "variant"])["answer"]
+    groups = frame.groupby(list(VARIANT))["answer"]
     shares = [_modal_share(g) for _, g in groups if len(g) >= 2]
     return float(sum(shares) / len(shares)) if shares else math.nan
 
 
 def accuracy_over_repeats(graded: pd.DataFrame) -> dict[str, float]:
     """A_avg of each repeat (seed-weighted) and their sample variance, in percentage points."""
+    correct = graded[Column.correct].astype(float)
     per_repeat = (
-        graded.assign(correct=graded["correct"].astype(float))
-        .groupby(["repeat", "seed_id"])["correct"]
+        correct.groupby([graded[Column.repeat], graded[Column.seed_id]])
         .mean()
-        .groupby(level="repeat")
+        .groupby(level=Column.repeat)
         .mean()
         * 100
     )
@@ -71,12 +73,12 @@ def accuracy_over_repeats(graded: pd.DataFrame) -> dict[str, float]:
 def consistent_failures(graded: pd.DataFrame) -> int | None:
     """Seeds right on some variant in every repeat, and wrong with one same answer on another."""
     frame = keyed(graded)
-    if frame.groupby(["seed_id", "variant"]).size().max() < 2:
+    if frame.groupby(list(VARIANT)).size().max() < 2:
         return None  # needs repeats
     count = 0
-    for _, seed in frame.groupby("seed_id"):
-        per_variant = seed.groupby("variant").agg(
-            always_right=("correct", "all"), never_right=("correct", lambda c: not c.any()),
+    for _, seed in frame.groupby(Column.seed_id):
+        per_variant = seed.groupby(Column.variant).agg(
+            always_right=(Column.correct, "all"), never_right=(Column.correct, lambda c: not c.any()),
             answers=("answer", "nunique"),
         )  # fmt: skip
         stuck_wrong = per_variant["never_right"] & (per_variant["answers"] == 1)
@@ -89,11 +91,11 @@ def memorization(graded: pd.DataFrame) -> dict[str, Any]:
     frame = keyed(graded)
     eligible = memorized = 0
     examples = []
-    for seed_id, seed in frame.groupby("seed_id"):
-        if seed["truth"].nunique() < 2:
+    for seed_id, seed in frame.groupby(Column.seed_id):
+        if seed[Column.truth].nunique() < 2:
             continue
         eligible += 1
-        modal = seed.groupby("variant")["answer"].agg(lambda a: a.value_counts().index[0])
+        modal = seed.groupby(Column.variant)["answer"].agg(lambda a: a.value_counts().index[0])
         if modal.nunique() == 1 and modal.iloc[0] != NONE_KEY:
             memorized += 1
             examples.append(seed_id)
@@ -102,7 +104,7 @@ def memorization(graded: pd.DataFrame) -> dict[str, Any]:
 
 
 def _original_option(row: pd.Series) -> str:
-    order = (row.get("notes") or {}).get("choice_order")
+    order = (row.get(Column.notes) or {}).get("choice_order")
     if row["answer"] == NONE_KEY or not order or row["answer"] not in _LETTERS:
         return row["answer"]
     return str(order[_LETTERS.index(row["answer"])])
@@ -111,16 +113,16 @@ def _original_option(row: pd.Series) -> str:
 def circular_consistency(graded: pd.DataFrame) -> dict[str, float]:
     """For permuted multiple choice: do rotations pick the same original option (and the right one)?"""
     frame = keyed(graded)
-    if "notes" not in frame:
+    if Column.notes not in frame:
         return {"variants": 0, "circular_consistency": math.nan, "circular_accuracy": math.nan}
-    has_order = frame["notes"].map(lambda n: bool((n or {}).get("choice_order")))
+    has_order = frame[Column.notes].map(lambda n: bool((n or {}).get("choice_order")))
     if not has_order.any():
         return {"variants": 0, "circular_consistency": math.nan, "circular_accuracy": math.nan}
     frame = frame[has_order].copy()
     frame["original"] = frame.apply(_original_option, axis=1)
-    groups = frame.groupby(["seed_id", "variant"])
+    groups = frame.groupby(list(VARIANT))
     consistency = groups["original"].agg(_modal_share)
-    accuracy = groups["correct"].all()
+    accuracy = groups[Column.correct].all()
     return {
         "variants": len(consistency),
         "circular_consistency": float(consistency.mean()),

@@ -11,30 +11,31 @@ graded and stay out of both; a reply whose answer could not be extracted is grad
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from isodyn.analysis.columns import ARM
 from isodyn.analysis.stats import cluster_bootstrap, seed_table
+from isodyn.record import Column
 
-GROUP = ["model", "strategy", "modality"]
 GRADED_REASONS = ("ok", "extraction_failed")
 
 
 def graded_cells(rows: Iterable[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
-    graded = frame[frame["reason"].isin(GRADED_REASONS)].copy()
-    graded["correct"] = graded["correct"].astype(bool)
+    graded = frame[frame[Column.reason].isin(GRADED_REASONS)].copy()
+    graded[Column.correct] = graded[Column.correct].astype(bool)
     return graded
 
 
 def robustness(graded: pd.DataFrame) -> dict[str, float]:
     """A_avg, A_wst and RR of one group of graded cells."""
-    per_seed_avg = graded.groupby("seed_id")["correct"].mean()
-    worst_per_repeat = graded.groupby(["seed_id", "repeat"])["correct"].min()
-    per_seed_wst = worst_per_repeat.groupby(level="seed_id").mean()
+    per_seed_avg = graded.groupby(Column.seed_id)[Column.correct].mean()
+    worst_per_repeat = graded.groupby([Column.seed_id, Column.repeat])[Column.correct].min()
+    per_seed_wst = worst_per_repeat.groupby(level=Column.seed_id).mean()
     a_avg = float(per_seed_avg.mean())
     a_wst = float(per_seed_wst.mean())
     return {"A_avg": a_avg, "A_wst": a_wst, "RR": a_wst / a_avg if a_avg > 0 else float("nan")}
@@ -51,24 +52,25 @@ class Bootstrap:
 
 def robustness_table(
     rows: Iterable[dict[str, Any]] | pd.DataFrame,
-    by: list[str] | None = None,
+    by: Sequence[str] | None = None,
     bootstrap: Bootstrap | None = None,
 ) -> pd.DataFrame:
     """One line per group (default: model, strategy, modality) with counts and the three metrics;
     with `bootstrap`, each metric also gets `_low` and `_high` interval bounds."""
-    by = by or GROUP
+    by = list(by or ARM)
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     records = []
     for key, group in frame.groupby(by, sort=True):
         graded = graded_cells(group)
-        record: dict[str, Any] = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        # the group's columns under their plain names (a table's labels, rendered as written)
+        record: dict[str, Any] = dict(zip(map(str, by), key if isinstance(key, tuple) else (key,), strict=True))
         record.update(
             cells=len(group),
             graded=len(graded),
-            seeds=graded["seed_id"].nunique(),
-            extraction_failed=int((group["reason"] == "extraction_failed").sum()),
-            skipped=int(group["reason"].str.startswith("skipped").sum()),
-            errors=int(group["reason"].str.startswith("error").sum()),
+            seeds=graded[Column.seed_id].nunique(),
+            extraction_failed=int((group[Column.reason] == "extraction_failed").sum()),
+            skipped=int(group[Column.reason].str.startswith("skipped").sum()),
+            errors=int(group[Column.reason].str.startswith("error").sum()),
         )
         nan = float("nan")
         record.update(robustness(graded) if len(graded) else {"A_avg": nan, "A_wst": nan, "RR": nan})

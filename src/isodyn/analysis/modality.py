@@ -12,14 +12,17 @@ import math
 import pandas as pd
 
 from isodyn import core
+from isodyn.analysis.columns import ITEM
+from isodyn.record import Column
 
-ITEM = ["seed_id", "variant", "repeat"]
+TASK = (Column.model, Column.seed_id)  # a model on a task (IsoBench's task: a seed and its variants)
 TEXT_MODALITIES = tuple(m.value for m in core.TEXT_MODALITIES)
 IMAGE_MODALITIES = tuple(m.value for m in core.Modality if m.visual)
 
 
 def _paired_accuracy(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float, int]:
-    both = a[[*ITEM, "correct"]].merge(b[[*ITEM, "correct"]], on=ITEM, suffixes=("_a", "_b"))
+    columns = [*ITEM, Column.correct]
+    both = a[columns].merge(b[columns], on=list(ITEM), suffixes=("_a", "_b"))
     if both.empty:
         return math.nan, math.nan, 0
     return float(both["correct_a"].mean()), float(both["correct_b"].mean()), len(both)
@@ -28,15 +31,15 @@ def _paired_accuracy(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float, in
 def modality_gap(graded: pd.DataFrame, strategy: str = "zeroshot") -> pd.DataFrame:
     """Per model and task (seed): image accuracy, each text accuracy and gap = best text - image."""
     records = []
-    frame = graded[graded["strategy"] == strategy]
-    for (model, task), group in frame.groupby(["model", "seed_id"]):
-        image = group[group["modality"].isin(IMAGE_MODALITIES)]
+    frame = graded[graded[Column.strategy] == strategy]
+    for (model, task), group in frame.groupby(list(TASK)):
+        image = group[group[Column.modality].isin(IMAGE_MODALITIES)]
         if image.empty:
             continue
-        record: dict[str, object] = {"model": model, "task": task}
+        record: dict[str, object] = {Column.model.value: model, "task": task}
         best = None
         for text in TEXT_MODALITIES:
-            other = group[group["modality"] == text]
+            other = group[group[Column.modality] == text]
             if other.empty:
                 continue
             text_acc, image_acc, items = _paired_accuracy(other, image)
@@ -56,13 +59,13 @@ def strategy_gain(
 ) -> pd.DataFrame:
     """Per model and task: accuracy of `strategy` minus `baseline` on the same image items (IsoCB, IsoSP)."""
     records = []
-    for (model, task), group in graded[graded["modality"] == modality].groupby(["model", "seed_id"]):
-        a, b = group[group["strategy"] == strategy], group[group["strategy"] == baseline]
+    for (model, task), group in graded[graded[Column.modality] == modality].groupby(list(TASK)):
+        a, b = group[group[Column.strategy] == strategy], group[group[Column.strategy] == baseline]
         if a.empty or b.empty:
             continue
         acc, base, items = _paired_accuracy(a, b)
-        record = {"model": model, "task": task, "strategy": strategy, "accuracy": acc, "baseline": base}
-        records.append({**record, "gain": acc - base, "items": items})
+        record = {Column.model.value: model, "task": task, Column.strategy.value: strategy}
+        records.append({**record, "accuracy": acc, "baseline": base, "gain": acc - base, "items": items})
     return pd.DataFrame.from_records(records)
 
 
@@ -72,18 +75,18 @@ def isobench_table(graded: pd.DataFrame) -> pd.DataFrame:
     frame = graded.copy()
     frame["representation"] = [
         s.rsplit("+", 1)[-1] if s.rsplit("+", 1)[-1] in ("isocb", "isosp") else m
-        for s, m in zip(frame["strategy"], frame["modality"], strict=True)
+        for s, m in zip(frame[Column.strategy], frame[Column.modality], strict=True)
     ]
-    plain = frame[(frame["strategy"] == "zeroshot") | frame["representation"].isin(["isocb", "isosp"])]
+    plain = frame[(frame[Column.strategy] == "zeroshot") | frame["representation"].isin(["isocb", "isosp"])]
     table = plain.pivot_table(
-        index=["seed_id", "representation"], columns="model", values="correct", aggfunc="mean"
+        index=[Column.seed_id, "representation"], columns=Column.model, values=Column.correct, aggfunc="mean"
     ).mul(100)
     gaps = modality_gap(graded)
     rows = []
     for task in table.index.get_level_values(0).unique():
         rows.append(table.loc[[task]])
         if not gaps.empty and task in set(gaps["task"]):
-            gap = gaps[gaps["task"] == task].set_index("model")["gap"].mul(100)
+            gap = gaps[gaps["task"] == task].set_index(Column.model)["gap"].mul(100)
             rows.append(pd.DataFrame([gap], index=pd.MultiIndex.from_tuples([(task, "gap")])))
     out = pd.concat(rows) if rows else table
     out.index.names = ["task", "representation"]

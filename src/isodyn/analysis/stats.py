@@ -20,7 +20,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-CELL_KEYS = ["seed_id", "variant", "repeat"]
+from isodyn.analysis.columns import ITEM
+from isodyn.record import Column
+
 # Resample weights are built in blocks so memory stays bounded for many seeds.
 _BLOCK_ENTRIES = 4_000_000
 
@@ -38,9 +40,9 @@ class SeedTable:
 
 
 def seed_table(graded: pd.DataFrame) -> SeedTable:
-    correct = graded["correct"].astype(float)
-    by_seed = correct.groupby(graded["seed_id"])
-    worst = correct.groupby([graded["seed_id"], graded["repeat"]]).min().groupby(level=0).mean()
+    correct = graded[Column.correct].astype(float)
+    by_seed = correct.groupby(graded[Column.seed_id])
+    worst = correct.groupby([graded[Column.seed_id], graded[Column.repeat]]).min().groupby(level=0).mean()
     accuracy = by_seed.mean()
     return SeedTable(
         seed_ids=accuracy.index.to_numpy(),
@@ -127,9 +129,9 @@ class PairedResult:
 
 def align(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Cells graded for both systems, side by side (`correct_a`, `correct_b`)."""
-    left = a[[*CELL_KEYS, "correct"]].rename(columns={"correct": "correct_a"})
-    right = b[[*CELL_KEYS, "correct"]].rename(columns={"correct": "correct_b"})
-    return left.merge(right, on=CELL_KEYS, how="inner")
+    left = a[[*ITEM, Column.correct]].rename(columns={Column.correct: "correct_a"})
+    right = b[[*ITEM, Column.correct]].rename(columns={Column.correct: "correct_b"})
+    return left.merge(right, on=list(ITEM), how="inner")
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -172,7 +174,7 @@ def paired_comparison(
     rng = np.random.default_rng(seed)
     right_a, right_b = both["correct_a"].astype(bool), both["correct_b"].astype(bool)
     a_only, b_only = int((right_a & ~right_b).sum()), int((~right_a & right_b).sum())
-    per_seed = (right_a.astype(float) - right_b.astype(float)).groupby(both["seed_id"]).mean().to_numpy()
+    per_seed = (right_a.astype(float) - right_b.astype(float)).groupby(both[Column.seed_id]).mean().to_numpy()
     n = len(per_seed)
     if n == 0:
         nan = Interval(float("nan"), float("nan"), float("nan"))

@@ -204,6 +204,8 @@ def repair_cache(root: Path) -> Repaired:
     afresh. A store this user may not read is no damaged one: CacheUnreadable, nothing moved."""
     problems = {name: store_problem(root / name) for name in STORES if has_store(root / name)}
     moved = tuple(
-        SetAside(root / name, problem, set_aside(root / name)) for name, problem in problems.items() if problem
+        SetAside(root / name, problem, set_aside(root / name))
+        for name, problem in problems.items()
+        if problem
     )
     return Repaired(root, moved)

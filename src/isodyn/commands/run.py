@@ -16,6 +16,7 @@ from typing import Any
 
 from isodyn.analysis.report import write_report
 from isodyn.commands import run_notices
+from isodyn.commands.hooks import RunHooks
 from isodyn.commands.notices import Notice, Notices
 from isodyn.errors import IsodynError
 from isodyn.experiments.config import (
@@ -27,7 +28,6 @@ from isodyn.experiments.config import (
     repeated_key,
     study_words,
 )
-from isodyn.experiments.llm import CachedClient
 from isodyn.experiments.runlock import RunLock
 from isodyn.experiments.runner import (
     ModelUnavailable,
@@ -75,25 +75,6 @@ class RunRequest:
         return cls(config, study)
 
 
-class RunHooks:
-    """What a caller sees of a run as it goes; every method does nothing unless overridden."""
-
-    def notice(self, notice: Notice) -> None:
-        """A warning or a dataset line, given before the run starts."""
-
-    def resumed(self, run_dir: Path, finished: int) -> None:
-        """An unfinished run is resumed: `finished` cells are kept and not run again."""
-
-    def started(self, plan: Plan, done: Sequence[CellResult]) -> None:
-        """The grid is about to run; `done` are the cells already finished."""
-
-    def row(self, result: CellResult, client: CachedClient) -> None:
-        """A cell finished (its row is written)."""
-
-    def finished(self) -> None:
-        """The last cell is in; the report is written next. Not called when the run stops."""
-
-
 @dataclass(frozen=True)
 class DryRunEstimate:
     """The grid's size, its cached share and an upper cost estimate; nothing called or written."""
@@ -131,10 +112,14 @@ class RunSummary:
         return cls(*(summary[name] for name in names))
 
     @property
+    def attempted(self) -> int:
+        """Cells not skipped."""
+        return self.cells - self.skipped
+
+    @property
     def all_failed(self) -> bool:
         """Every cell that was not skipped ended in an error (there was at least one)."""
-        attempted = self.cells - self.skipped
-        return bool(attempted) and self.errors == attempted
+        return bool(self.attempted) and self.errors == self.attempted
 
 
 @dataclass(frozen=True)

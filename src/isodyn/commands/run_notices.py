@@ -4,8 +4,8 @@ or skip cells, and what a `dataset=` release holds. Pure: each reads the plan on
 from __future__ import annotations
 
 from isodyn.core import Modality
+from isodyn.datasets.dynamath import ReleasedItem, release_summary
 from isodyn.experiments.runner import Plan
-from isodyn.generators.release import ReleasedItem, release_summary
 from isodyn.models.catalog import is_local
 
 

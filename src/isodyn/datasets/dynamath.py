@@ -276,7 +276,7 @@ class ReleasedItem(ReleasedSeed):
             raise ReleaseError(f"{self.release.source(index)}: no item {self.seed_id!r}")
         return item
 
-    def record(self, index: int) -> Record:
+    def record(self, index: int, base_seed: int = 0) -> Record:
         if not 0 <= index < len(self.release.trials):
             raise ReleaseError(
                 f"item {self.seed_id} has {len(self.release.trials)} variants (trial folders); "

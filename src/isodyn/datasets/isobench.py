@@ -352,10 +352,11 @@ class IsoBenchItem(ReleasedSeed):
         self.variant_space = 1
         self.modalities = item.modalities  # type: ignore[misc]  # per item, not per class
 
-    def record(self, index: int) -> Record:
+    def record(self, index: int, base_seed: int = 0) -> Record:
         if index != 0:
             raise ReleaseError(f"item {self.seed_id} has 1 variant (index 0); there is no variant {index}")
         item, built = self.item, self.item.built
+        source = {"task": item.task.name, "file": item.label, "row": item.row, "release_id": item.release_id}
         return Record(
             id=self.seed_id,
             index=0,
@@ -366,8 +367,7 @@ class IsoBenchItem(ReleasedSeed):
             answer=built.answer,
             image_sha256=image_digest(item.image),
             choices=built.choices,
-            source={"task": item.task.name, "file": item.label, "row": item.row,
-                    "release_id": item.release_id},  # fmt: skip
+            source=source,
             shown=Shown(built.intro, built.image_note, built.contents),
             details={"facts": built.facts} if built.facts else {},
         )

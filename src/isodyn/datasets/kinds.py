@@ -37,6 +37,11 @@ class DatasetKind:
     describe: Callable[[Path], list[str]]  # a few lines on what the dataset holds
     count_variants: Callable[[Path], int] | None = None  # with variants None: every trial of a release
 
+    def __post_init__(self) -> None:
+        # The registry says where an entry is defined from its `__module__`: for a kind, the module
+        # that reads it (its loader's), not this one.
+        object.__setattr__(self, "__module__", getattr(self.load, "__module__", __name__))
+
 
 def _summary(value: object) -> str:
     return value.what if isinstance(value, DatasetKind) else first_line(value)

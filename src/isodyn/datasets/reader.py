@@ -8,7 +8,8 @@ every read. What is here:
   a split holding a list, a dict keyed by id, columns of equal length, or one record), or JSON lines
   (also under a `.json` name), each a dict with where it stands (`Located`);
 - `find_image`, `read_image`, `checked_image`: the picture an item names, looked up inside the release,
-  read within the image bound, and checked to be a picture within the pixel bound;
+  read within the image bound, and checked to be a picture within the pixel bound; `zip_index`: the
+  pictures a zip holds, by name and base name, members that would leave the release never matched;
 - field-map helpers: `resolve_columns` (canonical field -> a file's column, by aliases), `label` and
   `lookup` (a released label in a table), `clean` (plain values), `one_line` (messages).
 
@@ -20,17 +21,22 @@ from __future__ import annotations
 import json
 import math
 import re
+import zipfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple, TypeVar
 
 from isodyn.generators.contained import (
     ReleaseError,
     check_count,
     check_image,
+    check_members,
     contained,
+    declared_members,
     limits,
+    member_problem,
     read_bounded,
     read_parquet_rows,
     read_text,
@@ -172,18 +178,16 @@ def _document_records(path: Path, whole: Any) -> list[Found]:
     """The records a JSON document holds: a list, a split holding a list, records keyed by id, columns
     of one length, or (any other object) one record."""
     if isinstance(whole, dict):
+        values = list(whole.values())
         split = next((whole[key] for key in SPLIT_KEYS if isinstance(whole.get(key), list)), None)
         if split is not None:
             whole = split
-        elif whole and all(isinstance(v, dict) for v in whole.values()):
+        elif values and all(isinstance(v, dict) for v in values):
             check_count(len(whole), str(path), limits().items)
             return [Found(str(key), f"item {key}", value, keyed=True) for key, value in whole.items()]
-        elif whole and all(isinstance(v, list) for v in whole.values()) and len(
-            {len(v) for v in whole.values()}
-        ) == 1:  # columns of one length
-            columns = zip(*whole.values(), strict=True)
-            whole = [dict(zip(whole, values, strict=True)) for values in columns]
-        if isinstance(whole, dict):
+        elif values and all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1:
+            whole = [dict(zip(whole, row, strict=True)) for row in zip(*values, strict=True)]  # columns
+        else:
             whole = [whole] if whole else []
     if not isinstance(whole, list):
         raise ReleaseError(f"{path}: expected a list of records (or one record per line)")
@@ -246,3 +250,46 @@ def checked_image(data: Any, where: str) -> bytes:
     """The image check every importer ends with: bytes PIL recognizes as a picture, within the image
     bound and PIL's pixel bound (only the header is read)."""
     return check_image(data, limits().image_bytes, where)
+
+
+@dataclass(frozen=True)
+class ZipIndex:
+    """The members of a zip by name and base name."""
+
+    names: frozenset[str]
+    by_base: dict[str, tuple[str, ...]]
+    refused: dict[str, str]  # base name -> the first member refused for its name, and why
+    count: int  # members (checked against the bound on every use: the bound may change, not the zip)
+
+
+def zip_index(path: Path) -> ZipIndex:
+    """The members of the zip at `path`, within the member bound; read once per version of the file.
+    Members named absolute, with a drive or with `..` are never matched (they are kept only to say why)."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ReleaseError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    index = _zip_index(path, stat.st_mtime_ns, stat.st_size)
+    check_members(path, index.count, limits().zip_members)
+    return index
+
+
+@lru_cache(maxsize=8)
+def _zip_index(path: Path, mtime_ns: int, size: int) -> ZipIndex:
+    check_members(path, declared_members(path) or 0, limits().zip_members)  # before zipfile reads them all
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = [name for name in archive.namelist() if not name.endswith("/")]
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ReleaseError(f"{path}: not a readable zip ({exc})") from exc
+    by_base: dict[str, list[str]] = {}
+    refused: dict[str, str] = {}
+    for name in names:
+        base = PurePosixPath(name.replace("\\", "/")).name
+        if problem := member_problem(name):
+            refused.setdefault(base, f"zip member {name!r} {problem}")
+            continue
+        by_base.setdefault(base, []).append(name)
+    kept = frozenset(n for found in by_base.values() for n in found)
+    by_name = {base: tuple(sorted(found)) for base, found in by_base.items()}
+    return ZipIndex(kept, by_name, refused, len(names))

@@ -1,7 +1,7 @@
 """The one adapter from a release item to a variant (as inspect's `record_to_sample`).
 
-A release module maps its fields to a `Record`: what one item (at one variant index) gives, in
-isodyn's terms. `record_to_variant` builds the `Variant` from it, and `represent` shows a variant in a
+A release module maps its fields to a `Record`: what one item gives for one variant, in isodyn's
+terms. `record_to_variant` builds the `Variant` from it, and `represent` shows a variant in a
 modality, from the variant alone plus the item's picture; `ReleasedSeed` is the seed both are called
 through, so a release module writes only `record(index)` and `picture(variant)`.
 
@@ -118,15 +118,16 @@ class ReleasedSeed(SeedProgram):
     memoizable = False  # the files may change under the same id: always read them
 
     @abstractmethod
-    def record(self, index: int) -> Record:
-        """What the release gives for variant `index` (a ReleaseError when it has no such variant)."""
+    def record(self, index: int, base_seed: int = 0) -> Record:
+        """What the release gives for variant `index` (a ReleaseError when it has no such variant);
+        `base_seed` matters only to a release that draws its variants (DynaMath's programs)."""
 
     @abstractmethod
     def picture(self, variant: Variant) -> bytes:
         """The bytes of the variant's picture, as released (checked)."""
 
     def variant(self, index: int, base_seed: int = 0) -> Variant:
-        return record_to_variant(self.record(index), base_seed)
+        return record_to_variant(self.record(index, base_seed), base_seed)
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         return represent(variant, modality, self.picture(variant) if modality.visual else None)

@@ -417,13 +417,13 @@ def parse_overrides(args: list[str], base: ExperimentConfig | None = None) -> Ex
     """Apply `key=value` words to the defaults; raise ConfigError on the first bad one.
 
     With `dataset=` and no `variants=`, every trial folder of a DynaMath release is a variant (other
-    datasets: see `generators.datasets.KINDS`)."""
+    datasets: see `datasets.kinds.DATASETS`)."""
     values = parse_key_values(args, _PARSERS, _ALIASES)
     _resolve_model_names(values)
     _canonical_strategies(values)
     if values.get("dataset") is not None and "variants" not in values:
-        from isodyn.generators.datasets import default_variants
-        from isodyn.generators.release import ReleaseError
+        from isodyn.datasets import ReleaseError
+        from isodyn.datasets.kinds import default_variants
 
         try:
             values["variants"] = default_variants(values["dataset"])

@@ -89,7 +89,8 @@ class ReplayMemo:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, cell: Cell) -> Replay | None:
-        return self._store.get(self.key(cell))
+        found = self._store.get(self.key(cell))
+        return found if isinstance(found, Replay) else None
 
     def put(self, cell: Cell, replay: Replay) -> bool:
         """Remember a cell; False when the store cannot take it (a full disk, a read-only folder).
@@ -102,7 +103,7 @@ class ReplayMemo:
         return True
 
     def clear(self) -> int:
-        return self._store.clear()
+        return int(self._store.clear())
 
     def __len__(self) -> int:
         return len(self._store)

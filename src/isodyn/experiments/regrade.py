@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from isodyn.scoring.judge import (
     solution_steps,
 )
 
+T = TypeVar("T")
 JUDGE_PARAMS = {"temperature": 0.0, "max_tokens": 512}
 
 
@@ -45,10 +47,10 @@ def rescore(
     return [result.regraded(grader, tolerance) for result in results]
 
 
-async def _bounded(jobs: list, limit: int) -> list:
+async def _bounded(jobs: list[Awaitable[T]], limit: int) -> list[T]:
     gate = asyncio.Semaphore(limit)
 
-    async def one(job: Any) -> Any:
+    async def one(job: Awaitable[T]) -> T:
         async with gate:
             return await job
 

@@ -26,6 +26,8 @@ from typing import Any
 from isodyn.cache import ResponseCache, cache_key
 from isodyn.cache.stores import claim, store_conflict
 from isodyn.core import Modality, Representation, Variant
+from isodyn.datasets import ReleaseError
+from isodyn.datasets.kinds import load_dataset, resolved
 from isodyn.errors import IsodynError
 from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
 from isodyn.experiments.grid import MAX_CELLS, Cell, Grid, expand_grid, grid_size
@@ -45,8 +47,6 @@ from isodyn.experiments.llm import (
 from isodyn.experiments.memo import Replay, ReplayMemo
 from isodyn.experiments.runlock import RunLock
 from isodyn.generators import SeedProgram, all_seeds
-from isodyn.generators.datasets import load_dataset, resolved
-from isodyn.generators.release import ReleaseError
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import ModelError, ModelInfo, describe_model, is_local, missing_api_key
 from isodyn.models.engine import EngineCrashed

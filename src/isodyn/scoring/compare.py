@@ -25,6 +25,7 @@ import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from isodyn.core import AnswerType
 from isodyn.scoring.fast_math import fast_equation_equivalent, fast_equivalent, fast_value, translate
@@ -356,7 +357,7 @@ def _clock_minutes(text: str) -> int | None:
 
 
 @lru_cache(maxsize=1)
-def _math_config() -> list:
+def _math_config() -> list[Any]:
     """math-verify's extraction, spelled out: LaTeX (units stripped, `\\boxed` read) then plain
     expressions, both without needing an "answer is" anchor (the answer is already extracted)."""
     from math_verify import ExprExtractionConfig, LatexExtractionConfig
@@ -378,21 +379,22 @@ def _timeout(seconds: int) -> int | None:
 
 
 @lru_cache(maxsize=8192)  # a truth is parsed once however many replies are compared with it
-def _parse_math_cached(text: str) -> tuple:
+def _parse_math_cached(text: str) -> tuple[Any, ...]:
     return tuple(_parse_math_uncached(text))
 
 
-def _parse_math(text: str) -> list:
+def _parse_math(text: str) -> list[Any]:
     return list(_parse_math_cached(text))
 
 
-def _parse_math_uncached(text: str) -> list:
+def _parse_math_uncached(text: str) -> list[Any]:
     from math_verify import parse
 
-    return parse(text, extraction_config=_math_config(), parsing_timeout=_timeout(2))
+    parsed: list[Any] = parse(text, extraction_config=_math_config(), parsing_timeout=_timeout(2))
+    return parsed
 
 
-def _as_math(text: str) -> list:
+def _as_math(text: str) -> list[Any]:
     wrapped = text if "$" in text or "\\(" in text or "\\[" in text else f"${text}$"
     parsed = _parse_math(wrapped)
     # An inequality such as `1 \le x < 3` is compared as the set it describes.
@@ -413,7 +415,7 @@ def _as_math(text: str) -> list:
     return out
 
 
-def _numeric_shape(expr: object) -> tuple | None:
+def _numeric_shape(expr: object) -> tuple[Any, ...] | None:
     """A tuple, interval or finite set of plain numbers as (kind, values, flags), else None."""
     import sympy
 

@@ -90,9 +90,10 @@ def _lenient_load(candidate: str) -> object | None:
     if "'" in repaired and '"' not in repaired:
         repaired = repaired.replace("'", '"')
     try:
-        return _LENIENT_JSON.decode(repaired)
+        loaded: object = _LENIENT_JSON.decode(repaired)
     except json.JSONDecodeError:
         return None
+    return loaded
 
 
 def _load(candidate: str) -> tuple[str | None, str]:

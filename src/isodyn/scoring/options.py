@@ -167,7 +167,9 @@ def _plain(text: str) -> str:
     return text.replace("$", " ").replace("\\", " ").casefold()
 
 
-def _rewrite(text: str, pattern: re.Pattern[str] = _PHRASE_PATTERN, phrases: tuple = _PHRASES) -> str:
+def _rewrite(
+    text: str, pattern: re.Pattern[str] = _PHRASE_PATTERN, phrases: tuple[tuple[str, str], ...] = _PHRASES
+) -> str:
     def one(match: re.Match[str]) -> str:
         return f" {phrases[int(match.lastgroup[1:])][1]} "  # type: ignore[index]
 
@@ -536,7 +538,8 @@ def _threshold_answer(text: str, question: str) -> bool | None:
         stated = _STATED_VALUE.search(clause)
         if stated and subject & set(plain_tokens(clause[: stated.start()])):
             relation = re.sub(r"\s+", " ", threshold.group(1).lower())
-            return _COMPARE[relation](float(stated.group(1)), float(threshold.group(2)))
+            holds: bool = _COMPARE[relation](float(stated.group(1)), float(threshold.group(2)))
+            return holds
     return None
 
 

@@ -17,15 +17,12 @@ The interface, as published with DynaMath (arXiv 2411.00836; github.com/DynaMath
   Its README runs it under `xvfb-run` (some programs need a display: pyglet, turtle).
 
 How they run here. `load_programs` finds the classes by parsing the files with `ast`; nothing of the
-user's is imported into this process, so a broken file costs only its own classes. Variant i of a
-seed (with `base_seed`) runs the class in a fresh Python subprocess (`_child`), in a scratch folder laid
-out as the programs expect (cwd `work/`, holding links to everything beside the program file, and
-`../dataset/image/`), with `MPLBACKEND=Agg` and `PYTHONHASHSEED=0`, after `random.seed(s)` and
-`numpy.random.seed(s)` where `s` comes from sha256 of (seed id, index, base_seed); it is killed after
-`TIMEOUT_SECONDS`. The image must exist, be non-empty and open with PIL. Results (JSON and PNG) are
-kept on disk, keyed by (sha256 of the program file, class name, index, base_seed), under
-`$ISODYN_CACHE_DIR/programs` (default `~/.cache/isodyn/programs`): a rerun does not run the program
-again, and an edited program file draws anew. Failures are not kept.
+user's is imported into this process, so a broken file costs only its own classes. Each variant is
+one run of its class in a fresh Python subprocess, killed after `TIMEOUT_SECONDS`, its picture
+checked (`dynamath_runs` says how). Results (JSON and PNG) are kept on disk, keyed by (sha256 of the
+program file, class name, index, base_seed), under `$ISODYN_CACHE_DIR/programs` (default
+`~/.cache/isodyn/programs`): a rerun does not run the program again, and an edited program file
+draws anew. Failures are not kept.
 
 A seed's topic, level and answer type are read from its `__init__` when it assigns them string
 literals (DynaMath's programs do); otherwise they are taken from variant 0, run on first use of one of
@@ -35,81 +32,41 @@ them. Each variant carries the values its own run reported.
 from __future__ import annotations
 
 import ast
-import contextlib
-import hashlib
-import io
 import json
-import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
-import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
-from isodyn.generators.base import SeedProgram
-from isodyn.generators.contained import check_image, check_value, contained, limits, read_bounded, read_text
-from isodyn.generators.release import (
-    _ANSWER_TYPES,
-    _LEVELS,
-    _TOPICS,
-    ReleaseError,
-    _label,
-    _lookup,
-    as_png,
-    parse_choices,
+from isodyn.core import AnswerType, Level, Topic, Variant
+from isodyn.datasets.dynamath import ANSWER_TYPES, LEVELS, TOPICS, parse_choices
+from isodyn.datasets.dynamath_runs import (
+    MAX_REASON,
+    META,
+    TIMEOUT_SECONDS,
+    ProgramError,
+    Run,
+    default_cache_dir,
+    file_sha256,
+    read_cached,
+    read_program,
+    run_program,
+    write_atomic,
 )
+from isodyn.datasets.kinds import DATASETS, DatasetKind
+from isodyn.datasets.reader import lookup, one_line
+from isodyn.datasets.record import Record, ReleasedSeed, image_digest
+from isodyn.generators.contained import ReleaseError, check_value, contained, limits, read_text
 
-TIMEOUT_SECONDS = 60.0  # a variant's program is killed after this long
 VARIANT_SPACE = 1_000_000  # variants are indexed 0 .. VARIANT_SPACE - 1
 CHECK_WORKERS = 2  # programs run at once by `check_environment`
 _CLASS_NAME = re.compile(r"Q(\d+)")
-_META = ("subject", "level", "answer_type")
-_MAX_REASON = 300
 _meta_lock = threading.Lock()
-
-
-class ProgramError(ReleaseError):
-    """A seed program that failed to draw a variant; the message is one line naming file, class and
-    variant. `detail` holds the child's traceback (or its stderr), for `check_environment`."""
-
-    def __init__(
-        self,
-        message: str,
-        detail: str = "",
-        missing_module: str | None = None,
-        timed_out: bool = False,
-    ) -> None:
-        super().__init__(message)
-        self.reason = message
-        self.detail = detail
-        self.missing_module = missing_module
-        self.timed_out = timed_out
-
-
-def default_cache_dir() -> Path:
-    """`$ISODYN_CACHE_DIR/programs`, else `~/.cache/isodyn/programs`."""
-    root = os.environ.get("ISODYN_CACHE_DIR")
-    return (Path(root) if root else Path.home() / ".cache" / "isodyn") / "programs"
-
-
-def variant_seed(seed_id: str, index: int, base_seed: int) -> int:
-    """What `random.seed` and `numpy.random.seed` get for a variant (numpy takes < 2**32)."""
-    digest = hashlib.sha256(f"{seed_id}\x00{index}\x00{base_seed}".encode()).digest()
-    return int.from_bytes(digest[:4], "little")
-
-
-def _one_line(text: str, limit: int = _MAX_REASON) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 # ---------------------------------------------------------------- discovery (no import of the files)
@@ -154,7 +111,7 @@ def _literal_meta(node: ast.ClassDef) -> tuple[tuple[str, str], ...]:
                 isinstance(target, ast.Attribute)
                 and isinstance(target.value, ast.Name)
                 and target.value.id == "self"
-                and target.attr in _META
+                and target.attr in META
             ):
                 literal = (
                     value.value
@@ -192,11 +149,11 @@ def _scan(path: Path) -> _Scan:
             stat = file.stat()
             found = _scan_file(file.resolve(), stat.st_mtime_ns, stat.st_size)
         except ReleaseError as exc:
-            problems.append((file, _one_line(str(exc))))
+            problems.append((file, one_line(str(exc), MAX_REASON)))
             continue
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError) as exc:
             where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
-            problems.append((file, _one_line(f"{type(exc).__name__}: {exc}{where}")))
+            problems.append((file, one_line(f"{type(exc).__name__}: {exc}{where}", MAX_REASON)))
             continue
         classes.extend(found)
     return _Scan(files, tuple(classes), tuple(problems))
@@ -205,7 +162,7 @@ def _scan(path: Path) -> _Scan:
 @lru_cache(maxsize=256)
 def _scan_file(file: Path, mtime_ns: int, size: int) -> tuple[ProgramClass, ...]:
     """The file's top-level `Q<number>` classes (parsed once per version of the file)."""
-    tree = ast.parse(_read_program(file), filename=str(file))
+    tree = ast.parse(read_program(file), filename=str(file))
     by_name: dict[str, ProgramClass] = {}  # a class defined twice: the later one, as Python does
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and (match := _CLASS_NAME.fullmatch(node.name)):
@@ -282,24 +239,9 @@ def describe_programs(path: Path | str) -> list[str]:
 # ---------------------------------------------------------------------------------------- seeds
 
 
-@dataclass(frozen=True)
-class _Run:
-    """What one run of a class reported (as kept in the cache)."""
-
-    query: str
-    answer: str
-    answer_type: str
-    subject: str
-    level: str
-    image: str  # path of the PNG relative to the cache folder
-    image_sha256: str
-
-
-class ProgramSeed(SeedProgram):
+class ProgramSeed(ReleasedSeed):
     """One DynaMath seed program (a `Q<number>` class); its variants are fresh runs of it."""
 
-    modalities = (Modality.IMAGE,)
-    variation_types = ()
     memoizable = False  # its own disk cache keeps the runs, keyed by the program file's content
 
     def __init__(self, program: ProgramClass, cache_dir: Path, timeout: float | None = None) -> None:
@@ -310,7 +252,7 @@ class ProgramSeed(SeedProgram):
         self.variant_space = VARIANT_SPACE
         literal = dict(program.literal_meta)
         self._meta: tuple[Topic, Level, AnswerType] | None = None
-        if all(name in literal for name in _META):
+        if all(name in literal for name in META):
             self._meta = self._mapped(literal["subject"], literal["level"], literal["answer_type"],
                                       f"{program.file.name} {program.class_name}")  # fmt: skip
 
@@ -362,12 +304,12 @@ class ProgramSeed(SeedProgram):
     @staticmethod
     def _mapped(subject: Any, level: Any, answer_type: Any, where: str) -> tuple[Topic, Level, AnswerType]:
         return (
-            _lookup(_TOPICS, subject, "subject", where),
-            _lookup(_LEVELS, level, "level", where),
-            _lookup(_ANSWER_TYPES, answer_type, "answer type", where),
+            lookup(TOPICS, subject, "subject", where),
+            lookup(LEVELS, level, "level", where),
+            lookup(ANSWER_TYPES, answer_type, "answer type", where),
         )
 
-    def variant(self, index: int, base_seed: int = 0) -> Variant:
+    def record(self, index: int, base_seed: int = 0) -> Record:
         if not 0 <= index < self.variant_space:
             raise ReleaseError(f"{self.where}: there is no variant {index} (0 .. {self.variant_space - 1})")
         run = self._draw(index, base_seed)
@@ -375,25 +317,23 @@ class ProgramSeed(SeedProgram):
             run.subject, run.level, run.answer_type, f"{self.where} variant {index}"
         )
         question = run.query.strip()
-        return Variant(
-            seed_id=self.seed_id,
+        return Record(
+            id=self.seed_id,
             index=index,
-            base_seed=base_seed,
             topic=topic,
             level=level,
             answer_type=answer_type,
             question=question,
             answer=run.answer.strip(),
-            params={"image": run.image, "image_sha256": run.image_sha256},
+            image_sha256=run.image_sha256,
             choices=parse_choices(question) if answer_type is AnswerType.MULTIPLE_CHOICE else (),
-            solution="",
-            variation_types=(),
+            source={"image": run.image},
         )
 
-    def render(self, variant: Variant, modality: Modality) -> Representation:
+    def picture(self, variant: Variant) -> bytes:
         image = self.cache_dir / variant.params["image"]
         data = image.read_bytes() if image.is_file() else b""
-        if hashlib.sha256(data).hexdigest() != variant.params["image_sha256"]:
+        if image_digest(data) != variant.params["image_sha256"]:
             # the cached picture went away (or was damaged): draw the variant again
             run = self._draw(variant.index, variant.base_seed, refresh=True)
             if run.image_sha256 != variant.params["image_sha256"]:
@@ -402,24 +342,24 @@ class ProgramSeed(SeedProgram):
                     "variant's (the program changed or is not deterministic)"
                 )
             data = (self.cache_dir / run.image).read_bytes()
-        return Representation(modality, variant.question, image_png=data)
+        return data
 
     # --------------------------------------------------------------------------- runs and cache
 
-    def _draw(self, index: int, base_seed: int, refresh: bool = False) -> _Run:
+    def _draw(self, index: int, base_seed: int, refresh: bool = False) -> Run:
         source = self.program.file
-        digest = _file_sha256(source)
+        digest = file_sha256(source)
         folder = self.cache_dir / digest / self.program.class_name
         record_path = folder / f"{index}_{base_seed}.json"
         image_rel = f"{digest}/{self.program.class_name}/{index}_{base_seed}.png"
-        if not refresh and (cached := _read_cached(record_path, self.cache_dir / image_rel)) is not None:
+        if not refresh and (cached := read_cached(record_path, self.cache_dir / image_rel)) is not None:
             return cached
         timeout = TIMEOUT_SECONDS if self.timeout is None else self.timeout
         report, png = run_program(source, self.program.class_name, self.seed_id, index, base_seed, timeout)
-        for name in ("query", "answer", *_META):  # a program's text goes into prompts: bounded too
+        for name in ("query", "answer", *META):  # a program's text goes into prompts: bounded too
             check_value(str(report[name]), limits().text_chars, f"{self.where} variant {index} {name}")
-        image_sha = hashlib.sha256(png).hexdigest()
-        run = _Run(
+        image_sha = image_digest(png)
+        run = Run(
             query=str(report["query"]),
             answer=str(report["answer"]),
             answer_type=str(report["answer_type"]),
@@ -429,281 +369,10 @@ class ProgramSeed(SeedProgram):
             image_sha256=image_sha,
         )
         folder.mkdir(parents=True, exist_ok=True)
-        _write_atomic(self.cache_dir / image_rel, png)  # the picture first: the record marks it complete
+        write_atomic(self.cache_dir / image_rel, png)  # the picture first: the record marks it complete
         record = {**run.__dict__, "class": self.program.class_name, "index": index, "base_seed": base_seed}
-        _write_atomic(record_path, json.dumps(record, indent=1).encode())
+        write_atomic(record_path, json.dumps(record, indent=1).encode())
         return run
-
-
-def _file_sha256(file: Path) -> str:
-    stat = file.stat()
-    return _sha256_of(file.resolve(), stat.st_mtime_ns, stat.st_size)
-
-
-@lru_cache(maxsize=256)
-def _sha256_of(file: Path, mtime_ns: int, size: int) -> str:
-    return hashlib.sha256(_read_program(file)).hexdigest()
-
-
-def _read_program(file: Path) -> bytes:
-    """A program file's bytes, within the data-file bound (a regular file: a FIFO is not waited on)."""
-    return read_bounded(file, limits().file_bytes, str(file), "file_bytes", "the program")
-
-
-def _read_cached(record_path: Path, image: Path) -> _Run | None:
-    """The kept run, if its record and picture are both there and agree."""
-    try:
-        record = json.loads(record_path.read_text(encoding="utf-8"))
-        data = image.read_bytes()
-        run = _Run(**{name: str(record[name]) for name in _Run.__dataclass_fields__})
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return run if hashlib.sha256(data).hexdigest() == run.image_sha256 else None
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-# ------------------------------------------------------------------------ one run in a subprocess
-
-
-def run_program(
-    file: Path, class_name: str, seed_id: str, index: int, base_seed: int, timeout: float
-) -> tuple[dict[str, Any], bytes]:
-    """Run `class_name` of `file` once in a fresh subprocess; its report (query, answer, answer_type,
-    subject, level) and its picture as PNG bytes. Raises ProgramError (one line) when it fails."""
-    file = Path(file).resolve()
-    where = f"{file.name} {class_name} variant {index}"
-    scratch = Path(tempfile.mkdtemp(prefix="isodyn-program-"))
-    try:
-        work = scratch / "work"
-        images = scratch / "dataset" / "image"
-        work.mkdir()
-        images.mkdir(parents=True)
-        _link_siblings(file.parent, work)
-        result = scratch / "result.json"
-        command = [
-            sys.executable,
-            "-c",
-            "from isodyn.generators.dynamath_programs import _child; _child()",
-            str(file),
-            class_name,
-            str(index),
-            str(variant_seed(seed_id, index, base_seed)),
-            str(result),
-        ]
-        returncode, stderr, timed_out = _run_killable(command, work, _child_env(), timeout)
-        if timed_out:
-            raise ProgramError(f"{where}: timed out after {timeout:g} s (killed)", stderr, timed_out=True)
-        report = _read_report(result)
-        if report is None:
-            last = _last_line(stderr) or f"exited with code {returncode} and no report"
-            raise ProgramError(f"{where}: {last}", stderr)
-        if "error" in report:
-            raise ProgramError(
-                f"{where}: {_one_line(report['error'])}",
-                str(report.get("traceback", "")),
-                missing_module=report.get("missing_module"),
-            )
-        return report, _check_image(images, index, where)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _link_siblings(folder: Path, work: Path) -> None:
-    """Everything beside the program file (e.g. DynaMath's `temp_image/`) appears in the cwd."""
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith(".") or entry.name == "__pycache__":
-            continue
-        try:
-            (work / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
-        except OSError:
-            return  # no symlinks here: the programs that read beside themselves will say so
-
-
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["MPLBACKEND"] = "Agg"
-    env["PYTHONHASHSEED"] = "0"  # set and dict order of strings is part of a draw
-    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the user's program folder
-    package_root = str(Path(__file__).resolve().parents[2])  # the folder holding `isodyn`
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-    return env
-
-
-def _run_killable(
-    command: list[str], cwd: Path, env: dict[str, str], timeout: float
-) -> tuple[int, str, bool]:
-    """Exit code, stderr and whether it was killed for taking longer than `timeout` seconds (with
-    everything it started: it runs in a session of its own)."""
-    posix = os.name == "posix"
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=posix,
-    )
-    try:
-        _, err = process.communicate(timeout=timeout)
-        return process.returncode, err.decode("utf-8", "replace"), False
-    except subprocess.TimeoutExpired:
-        if posix:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-        else:
-            process.kill()
-        _, err = process.communicate()
-        return process.returncode, err.decode("utf-8", "replace"), True
-
-
-def _read_report(result: Path) -> dict[str, Any] | None:
-    """The child's report; None when it wrote none (or garbage); ProgramError when it is over the
-    file bound (a program can put anything in its query)."""
-    if not result.is_file():
-        return None
-    try:
-        data = read_bounded(result, limits().file_bytes, "the program's report", "file_bytes")
-    except ReleaseError as exc:
-        raise ProgramError(str(exc)) from None
-    try:
-        report = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    return report if isinstance(report, dict) else None
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return _one_line(lines[-1]) if lines else ""
-
-
-def _check_image(images: Path, index: int, where: str) -> bytes:
-    image = images / f"image{index}.png"
-    if not image.is_file():
-        others = sorted(p.name for p in images.iterdir())
-        found = f" (it wrote {', '.join(others[:5])})" if others else ""
-        raise ProgramError(f"{where}: drew no image ../dataset/image/{image.name}{found}")
-    bound = limits().image_bytes
-    try:
-        data = read_bounded(image, bound, where, "image_bytes", f"its image {image.name}")
-    except ReleaseError as exc:
-        raise ProgramError(str(exc)) from None
-    if not data:
-        raise ProgramError(f"{where}: wrote an empty image {image.name}")
-    try:
-        from PIL import Image
-
-        with Image.open(io.BytesIO(data)) as opened:
-            opened.verify()
-    except Exception as exc:
-        raise ProgramError(
-            f"{where}: {image.name} is not an image PIL can open ({_one_line(str(exc), 120)})"
-        ) from None
-    try:
-        return as_png(check_image(data, bound, where))  # the pixel bound before anything is decoded
-    except ReleaseError as exc:
-        raise ProgramError(str(exc)) from None
-
-
-def _child() -> None:
-    """The subprocess: `_child FILE CLASS INDEX SEED RESULT` runs one class in the cwd and writes a
-    JSON report (or {"error", "traceback", "missing_module"}) to RESULT."""
-    file, class_name, index_text, seed_text, result = sys.argv[1:6]
-    index, seed = int(index_text), int(seed_text)
-    sys.dont_write_bytecode = True
-    report: dict[str, Any]
-    try:
-        report = _draw_in_child(Path(file), class_name, index, seed)
-    except BaseException as exc:  # the program's own SystemExit is a failure too
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        report = {
-            "error": traceback.format_exception_only(type(exc), exc)[-1].strip(),
-            "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-            "missing_module": _missing_module(exc),
-        }
-    Path(result).write_text(json.dumps(report, default=str), encoding="utf-8")
-
-
-def _accept_older_matplotlib_arguments() -> None:
-    """DynaMath's programs were written for matplotlib before 3.9: `boxplot(labels=...)` (Q440-Q442)
-    is `tick_labels=` since, and 3.11 refuses the old name. In the program's own process only, the
-    old name is passed on as the new one; the picture is the same."""
-    import inspect
-
-    from matplotlib.axes import Axes
-
-    boxplot = Axes.boxplot
-    if "labels" in inspect.signature(boxplot).parameters:
-        return
-
-    def accepting_labels(self: Any, *args: Any, labels: Any = None, **kwargs: Any) -> Any:
-        if labels is not None:
-            kwargs["tick_labels"] = labels
-        return boxplot(self, *args, **kwargs)
-
-    Axes.boxplot = accepting_labels  # type: ignore[method-assign]
-
-
-def _draw_in_child(file: Path, class_name: str, index: int, seed: int) -> dict[str, Any]:
-    import importlib.util
-    import random
-
-    import numpy
-
-    sys.path.insert(0, str(file.parent))
-    _accept_older_matplotlib_arguments()
-    random.seed(seed)
-    numpy.random.seed(seed)
-    spec = importlib.util.spec_from_file_location("dynamath_program", file)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {file}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    cls = getattr(module, class_name)
-    random.seed(seed)  # the draw does not depend on what importing the file consumed
-    numpy.random.seed(seed)
-    question = cls()
-    question.draw(index)
-    for name in ("query", "answer", *_META):
-        if not hasattr(question, name):
-            raise AttributeError(f"{class_name} sets no attribute {name!r}")
-    answer = question.answer
-    if _label(question.answer_type) == "float":
-        with contextlib.suppress(TypeError):
-            answer = round(answer, 4)  # as DynaMath's generate_json.py stores float answers
-    return {
-        "query": str(question.query),
-        "answer": str(answer),
-        **{name: str(getattr(question, name)) for name in _META},
-    }
-
-
-def _missing_module(exc: BaseException) -> str | None:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, ModuleNotFoundError) and current.name:
-            return current.name.split(".")[0]
-        current = current.__cause__ or current.__context__
-    return None
 
 
 # ----------------------------------------------------------------------------- environment check
@@ -773,6 +442,21 @@ def check_environment(
             continue
         source = _program_text(seed.program.file)
         need = needs(error, source) if isinstance(error, ProgramError) else ""
-        lines.append(f"Q{seed.seed_id}: {'needs ' + need if need else 'fails'}: {_one_line(str(error))}")
+        lines.append(
+            f"Q{seed.seed_id}: {'needs ' + need if need else 'fails'}: {one_line(str(error), MAX_REASON)}"
+        )
     lines.extend(f"{file.name}: cannot be parsed: {reason}" for file, reason in _scan(Path(path)).problems)
     return lines
+
+
+DATASETS.add(
+    "dynamath-programs",
+    DatasetKind(
+        name="dynamath-programs",
+        what="DynaMath's seed programs (fresh variants)",
+        variants=3,
+        load=load_programs,
+        describe=describe_programs,
+    ),
+    order=40,
+)

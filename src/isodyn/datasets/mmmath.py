@@ -37,22 +37,7 @@ its text). Its id is the row's `id` when present, else its line number (1-based)
 for a letter whose options are listed in the question, else TEXT. The reference solution is kept in
 `Variant.solution` (process evaluation compares with it).
 
-Mapping decisions:
-
-- topic from the knowledge labels, by keyword (English or Chinese), in this priority: analytic
-  geometry by name (解析几何), solid geometry (立体几何, 视图, 展开图, cube, cylinder, views, ...),
-  statistics (统计, 概率, probability, ...), algebra (函数, 方程, 不等式, 数与式, functions, equations,
-  ...), analytic geometry by coordinates (坐标, coordinate), plane geometry (平面几何, 图形的性质,
-  图形的变化, 三角形, 圆, Properties / Transformations of Shapes, triangle, circle, ...), arithmetic
-  (有理数, 实数, ...). A problem whose labels match nothing (or has none) is ALGEBRA, and
-  `params["topic_label"]` is None (the labels themselves are always in `params["knowledge"]`).
-- level from the grade: isodyn's levels are DynaMath's (elementary school, high school,
-  undergraduate), which have no middle school. Grades 7-9 (七/八/九年级, 初一-初三, 初中, seven..nine)
-  are secondary-school content (ninth-grade geometry, functions, per the paper), like DynaMath's
-  high-school items rather than its elementary ones (counting, clocks, shapes), so they map to
-  HIGH_SCHOOL, as do grades 10-12 and an unknown or missing grade; grades 1-6 (小学, primary,
-  elementary) map to ELEMENTARY, and university / undergraduate to UNDERGRADUATE. The raw `year`
-  and the grade number (or None) stay in `params`.
+How the fields map to isodyn's topic, level and answer type is in `mmmath_fields`.
 
 Errors are `ReleaseError`s of one line naming the file and the line or problem: a missing image or zip
 member, an empty or truncated JSON line, a row that is not an object or lacks `question`,
@@ -64,10 +49,7 @@ and `describe_mmmath(path)`.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import math
-import re
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
@@ -75,22 +57,26 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant
-from isodyn.generators.base import SeedProgram
+from isodyn.core import AnswerType, Level, Topic, Variant
+from isodyn.datasets.kinds import DATASETS, DatasetKind
+from isodyn.datasets.mmmath_fields import (
+    answer_kind,
+    difficulty_of,
+    final_box,
+    level_of,
+    parse_options,
+    topic_of,
+)
+from isodyn.datasets.reader import checked_image, find_image, read_image, read_records, zip_index
+from isodyn.datasets.record import Record, ReleasedSeed, image_digest
 from isodyn.generators.contained import (
-    check_count,
+    ReleaseError,
     check_fields,
-    check_image,
-    check_members,
     contained,
-    declared_members,
     limits,
     member_problem,
-    read_bounded,
     read_member,
-    read_text,
 )
-from isodyn.generators.release import ReleaseError, as_png, parse_choices
 
 __all__ = [
     "MMMathProblem",
@@ -110,224 +96,6 @@ __all__ = [
 PREFERRED_DATA_FILE = "mm_math.jsonl"  # compared case-insensitively
 IMAGE_FOLDERS = ("images", "image", "Image", "Images", "MM_Math")
 REQUIRED_COLUMNS = ("question", "solution", "file_name")
-
-
-# ---- the final answer ---------------------------------------------------------------------------
-
-_BOX = re.compile(r"\\boxed\s*\{")
-
-
-def final_box(solution: str) -> tuple[str | None, int, str]:
-    r"""(content of the last `\boxed{}`, number of boxes, why there is none): the box that closes last,
-    braces balanced (`\{` and `\}` are literal braces, not grouping)."""
-    closed: list[tuple[int, str]] = []  # (end, content)
-    unclosed: list[int] = []
-    for match in _BOX.finditer(solution):
-        depth, i = 1, match.end()
-        while i < len(solution) and depth:
-            char = solution[i]
-            if char == "\\":
-                i += 2
-                continue
-            depth += (char == "{") - (char == "}")
-            i += 1
-        if depth:
-            unclosed.append(match.start())
-        else:
-            closed.append((i, solution[match.end() : i - 1].strip()))
-    if not solution.strip():
-        return None, 0, "its solution is empty"
-    last_end = max((end for end, _ in closed), default=-1)
-    if any(start >= last_end for start in unclosed):
-        start = max(unclosed)
-        return None, len(closed), f"its last \\boxed{{ (character {start + 1}) is never closed (truncated?)"
-    if not closed:
-        return None, 0, "its solution has no \\boxed{} answer"
-    content = next(text for end, text in closed if end == last_end)
-    if not content:
-        return None, len(closed), "its last \\boxed{} is empty"
-    return content, len(closed), ""
-
-
-# ---- options, answer type -----------------------------------------------------------------------
-
-# `(A) x`, or `A. x` / `A．x` / `A、x` / `A: x` not preceded by a letter or digit (`AB.` is no option).
-_OPTION = re.compile(r"\(([A-J])\)|(?<![A-Za-z0-9\\{])([A-J])\s*[.．、:：]")
-_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)")
-_LETTER = re.compile(r"\(?([A-J])\)?\.?")
-_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf|mathbf)\s*\{([^{}]*)\}")
-
-
-def parse_options(question: str) -> tuple[str, ...]:
-    """The options a question lists, in order from A: `Choices: (A) x (B) y`, `(A) x (B) y`, or
-    `A. x B. y` (also with `．`, `、`, `:`); () unless at least two run A, B, ... The last such run wins
-    (options follow the question); the last option ends at its line's end."""
-    listed = parse_choices(question)
-    if listed:
-        return listed
-    markers = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in _OPTION.finditer(question)]
-    for first in range(len(markers) - 1, -1, -1):
-        if markers[first][2] != "A":
-            continue
-        run = [markers[first]]
-        for marker in markers[first + 1 :]:
-            if marker[2] != chr(ord(run[-1][2]) + 1):
-                break
-            run.append(marker)
-        if len(run) < 2:
-            continue
-        options = []
-        for n, (_, end, _) in enumerate(run):
-            stop = run[n + 1][0] if n + 1 < len(run) else len(question)
-            text = question[end:stop]
-            if n + 1 == len(run):
-                text = text.split("\n", 1)[0]
-            options.append(text.strip().rstrip(",;，；").strip())
-        if all(options):
-            return tuple(options)
-    return ()
-
-
-def answer_kind(truth: str, question: str) -> tuple[AnswerType, str, tuple[str, ...]]:
-    """(answer type, truth as graded, options): FLOAT for a plain number, MULTIPLE_CHOICE for a letter
-    naming one of the options listed in the question, else TEXT (the truth as boxed)."""
-    bare = truth.strip().strip("$").strip()
-    if _PLAIN_NUMBER.fullmatch(bare):
-        return AnswerType.FLOAT, truth, ()
-    letter = _LETTER.fullmatch(_WRAPPER.sub(r"\1", bare).strip())
-    if letter:
-        options = parse_options(question)
-        index = ord(letter.group(1).upper()) - ord("A")
-        if index < len(options):
-            return AnswerType.MULTIPLE_CHOICE, letter.group(1).upper(), options
-    return AnswerType.TEXT, truth, ()
-
-
-# ---- topic ----------------------------------------------------------------------------------------
-
-# In priority order: the first keyword found in any label decides. English keywords match at the
-# start of a word (`statistic` finds "Statistics"), Chinese ones anywhere.
-_TOPIC_KEYWORDS: tuple[tuple[Topic, tuple[str, ...]], ...] = (
-    (Topic.ANALYTIC_GEOMETRY, ("解析几何", "analytic geometry", "coordinate geometry")),
-    (Topic.SOLID_GEOMETRY, (
-        "立体几何", "立体图形", "空间几何", "几何体", "视图", "投影", "展开图", "正方体", "长方体", "圆柱",
-        "圆锥", "棱柱", "棱锥", "球", "solid", "three view", "view", "projection", "net of", "unfold",
-        "cube", "cuboid", "cylinder", "cone", "prism", "pyramid", "sphere",
-    )),
-    (Topic.STATISTICS, (
-        "统计", "概率", "数据分析", "频率", "statistic", "probabilit", "data analysis", "frequenc",
-    )),
-    (Topic.ALGEBRA, (
-        "函数", "代数", "方程", "不等式", "数与式", "整式", "分式", "因式", "根式", "function", "algebra",
-        "equation", "inequalit", "expression", "polynomial", "factori",
-    )),
-    (Topic.ANALYTIC_GEOMETRY, ("坐标", "coordinate")),
-    (Topic.PLANE_GEOMETRY, (
-        "平面几何", "图形的性质", "图形的变化", "图形", "三角形", "四边形", "多边形", "圆", "角",
-        "相似", "全等", "勾股", "平行", "垂直", "对称", "旋转", "平移", "几何", "plane geometry",
-        "shape", "triangle", "quadrilateral", "polygon", "circle", "angle", "similar", "congruen",
-        "pythagor", "parallel", "perpendicular", "symmetr", "rotation", "translation", "reflection",
-        "geometr",
-    )),
-    (Topic.ARITHMETIC, ("有理数", "实数", "数的运算", "arithmetic", "rational number", "real number")),
-)  # fmt: skip
-
-
-def _keyword_pattern(keyword: str) -> re.Pattern[str]:
-    return re.compile(re.escape(keyword) if not keyword.isascii() else r"\b" + re.escape(keyword), re.I)
-
-
-_TOPIC_PATTERNS = tuple((topic, tuple(map(_keyword_pattern, words))) for topic, words in _TOPIC_KEYWORDS)
-
-
-def knowledge_labels(knowledge: Any) -> list[str]:
-    """Every label in a `knowledge` value: a string, a list, or a dict such as {level_1, level_2}."""
-    if knowledge is None:
-        return []
-    if isinstance(knowledge, dict):
-        return [label for value in knowledge.values() for label in knowledge_labels(value)]
-    if isinstance(knowledge, list | tuple):
-        return [label for value in knowledge for label in knowledge_labels(value)]
-    text = re.sub(r"\s+", " ", str(knowledge)).strip()
-    return [text] if text else []
-
-
-def topic_of(knowledge: Any) -> tuple[Topic, str | None]:
-    """(topic, the label that decided it); (ALGEBRA, None) when no label is known."""
-    labels = knowledge_labels(knowledge)
-    for topic, patterns in _TOPIC_PATTERNS:
-        for pattern in patterns:
-            for label in labels:
-                if pattern.search(label):
-                    return topic, label
-    return Topic.ALGEBRA, None
-
-
-# ---- level ----------------------------------------------------------------------------------------
-
-_CN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_EN_GRADES = {
-    word: n
-    for n, words in enumerate(
-        ("one first", "two second", "three third", "four fourth", "five fifth", "six sixth",
-         "seven seventh", "eight eighth", "nine ninth", "ten tenth", "eleven eleventh", "twelve twelfth"),
-        start=1,
-    )
-    for word in words.split()
-}  # fmt: skip
-_EN_WORD = "|".join(sorted(_EN_GRADES, key=len, reverse=True))
-_GRADE_PATTERNS = (
-    re.compile(r"(十?[一二三四五六七八九]|十|\d{1,2})\s*年级"),
-    re.compile(rf"\b(?:grade|year)\s*(\d{{1,2}}|{_EN_WORD})\b", re.I),
-    re.compile(rf"\b(\d{{1,2}}|{_EN_WORD})(?:st|nd|rd|th)?[\s-]*grade\b", re.I),
-    re.compile(rf"^\s*({_EN_WORD}|\d{{1,2}})\s*$", re.I),
-)
-
-
-def _number(text: str) -> int:
-    if text.isdigit():
-        return int(text)
-    if text.lower() in _EN_GRADES:
-        return _EN_GRADES[text.lower()]
-    return (10 if text.startswith("十") else 0) + _CN_DIGITS.get(text.lstrip("十"), 0)
-
-
-def grade_of(year: Any) -> int | None:
-    """The school grade (1-12) a `year` label names, or None."""
-    text = "" if year is None else str(year)
-    for pattern in _GRADE_PATTERNS:
-        if match := pattern.search(text):
-            grade = _number(match.group(1))
-            return grade if 1 <= grade <= 12 else None
-    if match := re.search(r"([初高])\s*([一二三])", text):  # 初一..初三 = 7-9, 高一..高三 = 10-12
-        return (6 if match.group(1) == "初" else 9) + _CN_DIGITS[match.group(2)]
-    return None
-
-
-def level_of(year: Any) -> tuple[Level, int | None]:
-    """(level, grade): grades 1-6 elementary, 7-12 high school (see the module notes); without a
-    grade, words decide (小学 / primary / elementary, 大学 / university / undergraduate), else high school."""
-    grade = grade_of(year)
-    if grade is not None:
-        return (Level.ELEMENTARY if grade <= 6 else Level.HIGH_SCHOOL), grade
-    text = "" if year is None else str(year).lower()
-    if re.search(r"小学|primary|elementary", text):
-        return Level.ELEMENTARY, None
-    if re.search(r"大学|本科|university|undergraduate|college", text):
-        return Level.UNDERGRADUATE, None
-    return Level.HIGH_SCHOOL, None
-
-
-_DIFFICULTIES = {"容易": "easy", "简单": "easy", "普通": "medium", "中等": "medium", "一般": "medium",
-                 "困难": "hard", "较难": "hard", "难": "hard"}  # fmt: skip
-
-
-def difficulty_of(difficult: Any) -> str | None:
-    """easy / medium / hard from MM-MATH's `difficult` (容易 / 普通 / 困难, or English), else None."""
-    text = "" if difficult is None else str(difficult).strip().lower()
-    if text in ("easy", "medium", "hard"):
-        return text
-    return _DIFFICULTIES.get(text)
 
 
 # ---- the data file --------------------------------------------------------------------------------
@@ -359,56 +127,17 @@ class Parsed:
     rows: int
 
 
-def _rows(path: Path) -> list[tuple[str, str, Any]]:
-    """(default id, where, value) per row: JSON lines, or for `.json` a list or a dict keyed by id."""
-    text = read_text(path, str(path))
-    most = limits().items
-    if path.suffix.lower() == ".json":
-        try:
-            whole = json.loads(text)
-        except json.JSONDecodeError:
-            whole = None  # JSON lines under a .json name: read line by line below
-        except RecursionError:
-            raise ReleaseError(f"{path} is not valid JSON (nested too deep)") from None
-        if isinstance(whole, list | dict):
-            check_count(len(whole), str(path), most)
-        if isinstance(whole, list):
-            return [(str(n), f"item {n}", value) for n, value in enumerate(whole, start=1)]
-        if isinstance(whole, dict) and "question" not in whole:
-            return [(str(key), f"item {key}", value) for key, value in whole.items()]
-    lines = [line.removesuffix("\r") for line in text.split("\n")]  # not splitlines: U+2028 is text
-    while lines and not lines[-1].strip():
-        lines.pop()  # a trailing newline (or several) is no row
-    check_count(len(lines), str(path), most)
-    rows = []
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            raise ReleaseError(f"{path} line {n} is empty (one problem per line; ids are line numbers)")
-        try:
-            value = json.loads(line)
-        except RecursionError:
-            raise ReleaseError(f"{path} line {n} is not valid JSON (nested too deep)") from None
-        except json.JSONDecodeError as exc:
-            truncated = exc.pos >= len(line.rstrip()) or exc.msg.startswith("Unterminated string")
-            state = "truncated" if truncated else "not valid JSON"
-            raise ReleaseError(f"{path} line {n} is {state} ({exc.msg}; column {exc.colno})") from exc
-        rows.append((str(n), f"line {n}", value))
-    return rows
-
-
 @lru_cache(maxsize=16)
 def _parse(path: Path, mtime_ns: int, size: int) -> Parsed:
-    """Parsed once per version of the file (a run asks for each problem many times)."""
+    """Parsed once per version of the file (a run asks for each problem many times). Ids default to
+    line numbers, so a blank line between problems is refused rather than skipped."""
     problems: dict[str, Problem] = {}
     skipped: list[Skipped] = []
     seen: dict[str, str] = {}
-    rows = _rows(path)
-    if not rows:
-        raise ReleaseError(f"{path} is empty: no problems")
+    rows = read_records(path, blank_lines=False)
     text_limit = limits().text_chars
-    for default_key, where, row in rows:
-        if not isinstance(row, dict):
-            raise ReleaseError(f"{path} {where} is a JSON {type(row).__name__}, not an object")
+    for located in rows:
+        default_key, where, row = located.key, located.where, located.value
         check_fields(row, (), text_limit, f"{path} {where}")  # no field is a picture: all are text
         key = default_key
         if "id" in row:
@@ -444,37 +173,6 @@ class ImageRef:
     path: Path  # the file (resolved inside the release), or the zip
     member: str | None = None
     where: str = ""  # the problem, for messages
-
-
-@dataclass(frozen=True)
-class _Members:
-    names: frozenset[str]
-    by_base: dict[str, tuple[str, ...]]
-    refused: dict[str, str]  # base name -> the first member refused for its name, and why
-    count: int  # members (checked against the bound on every use: the bound may change, not the zip)
-
-
-@lru_cache(maxsize=8)
-def _zip_members(path: Path, mtime_ns: int, size: int) -> _Members:
-    """The members of a zip by name and base name, read once per version of the file; members named
-    absolute, with a drive or with `..` are never matched (they are kept only to say why)."""
-    check_members(path, declared_members(path) or 0, limits().zip_members)  # before zipfile reads them all
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = [name for name in archive.namelist() if not name.endswith("/")]
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise ReleaseError(f"{path}: not a readable zip ({exc})") from exc
-    by_base: dict[str, list[str]] = {}
-    refused: dict[str, str] = {}
-    for name in names:
-        base = PurePosixPath(name.replace("\\", "/")).name
-        if problem := member_problem(name):
-            refused.setdefault(base, f"zip member {name!r} {problem}")
-            continue
-        by_base.setdefault(base, []).append(name)
-    kept = frozenset(n for found in by_base.values() for n in found)
-    by_name = {base: tuple(sorted(found)) for base, found in by_base.items()}
-    return _Members(kept, by_name, refused, len(names))
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -524,18 +222,12 @@ class MMMathRelease:
             raise ReleaseError(f"{where}: image path {file_name!r} {problem}; name it inside the release")
         named = PurePosixPath(file_name.replace("\\", "/"))
         base = self.data_file.parent
-        for folder in self.image_folders:
-            for shown in (str(named), named.name):
-                candidate = contained(self.home, shown, where, base=folder)
-                if candidate.is_file():
-                    return ImageRef(_relative(folder / shown, base), candidate, None, where)
+        candidates = ((folder, shown) for folder in self.image_folders for shown in (str(named), named.name))
+        in_folder = find_image(self.home, candidates, where)  # as named, then by its base name
+        if in_folder is not None:
+            return ImageRef(_relative(in_folder.named, base), in_folder.path, None, where)
         for archive in self.image_zips:
-            try:
-                stat = archive.stat()
-            except OSError as exc:
-                raise ReleaseError(f"{archive}: cannot read it ({exc.strerror or exc})") from exc
-            members = _zip_members(archive, stat.st_mtime_ns, stat.st_size)
-            check_members(archive, members.count, limits().zip_members)
+            members = zip_index(archive)
             wanted = str(named)
             found = (
                 [wanted]
@@ -574,7 +266,7 @@ class MMMathRelease:
         where = ref.where or str(ref.path)
         try:
             if ref.member is None:
-                data = read_bounded(ref.path, bound, where, "image_bytes", f"its image {ref.label}")
+                data = read_image(ref.path, where, f"its image {ref.label}")
             elif archive is not None:
                 data = read_member(archive, ref.member, bound, where)
             else:
@@ -582,7 +274,7 @@ class MMMathRelease:
                     data = read_member(opened, ref.member, bound, where)
         except (OSError, KeyError, zipfile.BadZipFile, EOFError) as exc:
             raise ReleaseError(f"{ref.path}: cannot read image {ref.label} ({exc})") from exc
-        return check_image(data, bound, where)
+        return checked_image(data, where)
 
 
 def _data_file(root: Path) -> Path:
@@ -658,12 +350,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-class MMMathProblem(SeedProgram):
-    """One MM-MATH problem: one variant (index 0), shown as its figure. Not in the seed registry."""
-
-    modalities = (Modality.IMAGE,)
-    variation_types = ()
-    memoizable = False  # the files may change under the same id: always read them
+class MMMathProblem(ReleasedSeed):
+    """One MM-MATH problem: one variant (index 0), shown as its figure."""
 
     def __init__(self, release: MMMathRelease, key: str) -> None:
         problem = self._problem(release, key)
@@ -686,7 +374,7 @@ class MMMathProblem(SeedProgram):
                 raise ReleaseError(f"{release.data_file}: {skip} (skipped)")
         raise ReleaseError(f"{release.data_file}: no problem {key!r}")
 
-    def variant(self, index: int, base_seed: int = 0) -> Variant:
+    def record(self, index: int, base_seed: int = 0) -> Record:
         if index != 0:
             raise ReleaseError(
                 f"{self.release.data_file}: problem {self.seed_id} has 1 variant (index 0); "
@@ -696,19 +384,19 @@ class MMMathProblem(SeedProgram):
         facts = facts_of(problem)
         row = problem.row
         image = self.release.image(problem)
-        return Variant(
-            seed_id=self.seed_id,
+        return Record(
+            id=self.seed_id,
             index=0,
-            base_seed=base_seed,
             topic=facts.topic,  # as the file says now (the seed's own attributes: when it was loaded)
             level=facts.level,
             answer_type=facts.answer_type,
             question=row["question"].strip(),
             answer=facts.answer,
-            params={
-                "image": row["file_name"],
-                "image_source": image.label,
-                "image_sha256": hashlib.sha256(self.release.image_bytes(image)).hexdigest(),
+            image_sha256=image_digest(self.release.image_bytes(image)),
+            choices=facts.choices,
+            solution=row["solution"],
+            source={"image": row["file_name"], "image_source": image.label},
+            details={
                 "where": problem.where,
                 "year": _plain(row.get("year")),
                 "grade": facts.grade,
@@ -718,17 +406,13 @@ class MMMathProblem(SeedProgram):
                 "topic_label": facts.topic_label,
                 "boxes": problem.boxes,
             },
-            choices=facts.choices,
-            solution=row["solution"],
-            variation_types=(),
         )
 
-    def render(self, variant: Variant, modality: Modality) -> Representation:
-        image = self.release.image(self._problem(self.release, self.seed_id))
-        return Representation(modality, variant.question, image_png=as_png(self.release.image_bytes(image)))
+    def picture(self, variant: Variant) -> bytes:
+        return self.release.image_bytes(self.release.image(self._problem(self.release, self.seed_id)))
 
 
-def load_mmmath(path: Path, keys: tuple[str, ...] = ()) -> dict[str, SeedProgram]:
+def load_mmmath(path: Path, keys: tuple[str, ...] = ()) -> dict[str, MMMathProblem]:
     """The release's problems as seeds (all usable ones in file order, or those in `keys`), every
     chosen problem's image checked now, not halfway through a run. Skipped problems: `mmmath_skipped`."""
     release = open_mmmath(path)
@@ -739,7 +423,7 @@ def load_mmmath(path: Path, keys: tuple[str, ...] = ()) -> dict[str, SeedProgram
         raise ReleaseError(
             f"{release.data_file}: no usable problems ({len(parsed.skipped)} skipped: {reasons})"
         )
-    seeds: dict[str, SeedProgram] = {}
+    seeds: dict[str, MMMathProblem] = {}
     with contextlib.ExitStack() as stack:  # every image read and checked now, each zip opened once
         archives: dict[Path, zipfile.ZipFile] = {}
         for key in chosen:
@@ -789,3 +473,16 @@ def describe_mmmath(path: Path) -> list[str]:
     lines += [f"missing image: problem {p.key} ({p.where}): {p.row['file_name']!r}" for p in missing]
     lines += [f"skipped: {skip}" for skip in parsed.skipped]
     return lines
+
+
+DATASETS.add(
+    "mmmath",
+    DatasetKind(
+        name="mmmath",
+        what="MM-MATH's problems (JSON lines and images)",
+        variants=1,
+        load=load_mmmath,
+        describe=describe_mmmath,
+    ),
+    order=30,
+)

@@ -1,0 +1,122 @@
+"""How `exp run` shows a run: its notices, a progress bar per model while cells run, then the counts.
+
+`RunScreen` is the terminal's `RunHooks`: `run_experiment` calls it as the run goes. The texts
+after the run (the dry run's estimate, the run's counts and files) are built here and printed by
+`exp`, which decides the exit code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from rich.text import Text
+
+from isodyn.commands.hooks import RunHooks
+from isodyn.terminal import console, show_notice
+
+if TYPE_CHECKING:
+    from isodyn.commands.notices import Notice
+    from isodyn.commands.run import DryRunEstimate, RunResult
+    from isodyn.experiments.config import ExperimentConfig
+    from isodyn.experiments.llm import CachedClient
+    from isodyn.experiments.runner import Plan
+    from isodyn.results import CellResult
+
+
+def progress_bars(quiet: bool) -> Progress:
+    """One bar per model: cells done of its total, cache hits, calls in flight, errors, cost."""
+    columns = [
+        TextColumn("{task.description}", style="bold", markup=False),  # a model's name, as named
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(
+            "hits {task.fields[hits]}  in flight {task.fields[in_flight]}  errors {task.fields[errors]}  "
+            "${task.fields[cost]:.4f}"
+        ),
+        TimeRemainingColumn(),
+    ]
+    return Progress(*columns, console=console, disable=quiet, transient=False, refresh_per_second=4)
+
+
+class RunScreen(RunHooks):
+    """`exp run` on the terminal. `close` stops the bars (they stay on screen as they ended); `exp`
+    calls it after saying an error, so the error is printed while the bars are still up."""
+
+    def __init__(self) -> None:
+        self._progress: Progress | None = None
+        self._tasks: dict[str, TaskID] = {}
+        self._errors: dict[str, int] = {}
+        self._cost: dict[str, float] = {}
+        self._hits: dict[str, int] = {}  # cache hits of the cells this process ran
+
+    def notice(self, notice: Notice) -> None:
+        show_notice(notice)
+
+    def resumed(self, run_dir: Path, finished: int) -> None:
+        console.print(f"resuming {run_dir}: {finished} cells already finished", highlight=False, markup=False)
+
+    def started(self, plan: Plan, done: Sequence[CellResult]) -> None:
+        self._progress = progress_bars(plan.config.quiet)
+        self._progress.start()
+        for model in plan.models:
+            total = sum(c.model == model for c in plan.grid.cells)
+            completed = sum(r.model == model for r in done)
+            self._tasks[model] = self._progress.add_task(
+                model, total=total, completed=completed, hits=0, in_flight=0, errors=0, cost=0.0
+            )
+            self._errors[model], self._cost[model], self._hits[model] = 0, 0.0, 0
+
+    def row(self, result: CellResult, client: CachedClient) -> None:
+        model = result.model
+        self._errors[model] += result.reason.startswith("error")
+        self._cost[model] += result.cost_usd
+        self._hits[model] += bool(result.cache_hit)
+        gate = client.gates.get(model)
+        if self._progress is not None:
+            self._progress.update(
+                self._tasks[model], advance=1, hits=self._hits[model], errors=self._errors[model],
+                cost=self._cost[model], in_flight=gate.in_flight if gate else 0,
+            )  # fmt: skip
+
+    def finished(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def estimate_text(estimate: DryRunEstimate, config: ExperimentConfig) -> str:
+    return (
+        f"{estimate.cells} cells ({estimate.models} models x {estimate.strategies} strategies x "
+        f"{len(config.modalities)} modalities x {estimate.seeds} seeds x {config.variants} variants x "
+        f"{config.repeats} repeats, less what seeds cannot render); {estimate.cached_cells} cached "
+        f"({100 * estimate.cached_share:.0f}%), {estimate.skipped_cells} to be skipped; "
+        f"{estimate.calls_needed} calls needed, "
+        f"estimated cost ${estimate.estimated_cost_usd:.4f} (upper estimate: prompt characters / 3 + "
+        "max_tokens at litellm's prices). Nothing was called or written."
+    )
+
+
+def run_text(outcome: RunResult, config: ExperimentConfig) -> Text:
+    """The run's counts, cells left undone by max_cost, and where its files are. A Text, not markup:
+    the paths are the user's out=."""
+    summary = outcome.summary
+    said = Text(
+        f"{summary.cells} cells: {summary.calls_made} calls, {summary.cache_hits} cache hits, "
+        f"{summary.retries} retries, {summary.skipped} skipped, {summary.errors} errors, "
+        f"${summary.cost_usd:.4f}, {summary.seconds:.1f} s"
+    )
+    if summary.left_undone:
+        said.append(f"\n{summary.left_undone} cells left undone", style="bold yellow")
+        said.append(
+            f" (max_cost ${config.max_cost}); run the same command with a larger max_cost to finish them"
+        )
+    said.append(
+        f"\nresults: {outcome.results_path}\nlog:     {outcome.log_path}\nreport:  {outcome.report_path}"
+    )
+    return said
