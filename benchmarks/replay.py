@@ -2,16 +2,21 @@
 cells per second, next to diskcache's raw read rate on the same cache.
 
     python benchmarks/replay.py [variants]
+    python benchmarks/replay.py [variants] --against OTHER/src [--rounds N]
 
 The cache is filled by a run whose model calls are replaced by an instant fake (this benchmark is
 about the replay path, not the network); the rerun is timed in a fresh process, as a user would
-rerun a finished experiment.
+rerun a finished experiment. With `--against`, the same cache is rerun by this isodyn (A) and by
+the isodyn whose source folder is named (B, another checkout's `src`), alternately, after one
+untimed rerun each (each fills its own replay memo); every run is printed, then the medians.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,8 +56,49 @@ async def instant(request, timeout_s=None) -> Reply:
     return Reply(text='{"solution": "s", "short answer": "A"}', prompt_tokens=10, completion_tokens=5)
 
 
+def rerun(words: list[str], source: str | None = None) -> dict[str, float]:
+    """One cached rerun in a fresh process, by this isodyn or by the one in `source`."""
+    env = {**os.environ, "PYTHONPATH": source} if source else None
+    timed = subprocess.run(
+        [sys.executable, "-c", TIMED, json.dumps(words)], capture_output=True, text=True, env=env
+    )
+    if timed.returncode:
+        raise SystemExit(timed.stderr)
+    result: dict[str, float] = json.loads(timed.stdout)
+    assert result["calls"] == 0, timed.stderr
+    return result
+
+
+def side_by_side(words: list[str], other: str, rounds: int) -> None:
+    """A (this isodyn) and B (`other`) alternately on the same cache; every run printed."""
+    runs: dict[str, list[dict[str, float]]] = {"A": [], "B": []}
+    sources = {"A": None, "B": other}
+    for source in sources.values():
+        rerun(words, source)  # untimed: fills this code's replay memo
+    print(f"A = this isodyn, B = {other}")
+    print("round  side  run phase s  whole process s")
+    for number in range(1, rounds + 1):
+        for name, source in (sources.items() if number % 2 else reversed(sources.items())):
+            result = rerun(words, source)
+            runs[name].append(result)
+            print(f"{number:5}  {name:4}  {result['run_s']:11.2f}  {result['total_s']:15.2f}")
+    for phase in ("run_s", "total_s"):
+        a, b = (statistics.median(r[phase] for r in runs[side]) for side in "AB")
+        print(f"median {phase:8} A {a:.2f} s   B {b:.2f} s   A/B {a / b:.3f}")
+
+
 def main() -> None:
-    variants = int(sys.argv[1]) if len(sys.argv) > 1 else 2500
+    arguments = sys.argv[1:]
+    other, rounds = None, 5
+    if "--against" in arguments:
+        at = arguments.index("--against")
+        other = str(Path(arguments[at + 1]).resolve())
+        del arguments[at : at + 2]
+    if "--rounds" in arguments:
+        at = arguments.index("--rounds")
+        rounds = int(arguments[at + 1])
+        del arguments[at : at + 2]
+    variants = int(arguments[0]) if arguments else 2500
     with tempfile.TemporaryDirectory() as tmp:
         words = [
             *WORDS,
@@ -66,13 +112,12 @@ def main() -> None:
         plan = plan_experiment(parse_overrides(words))
         fill = asyncio.run(execute(plan, new_run_dir(plan.config)))
         fill_s = time.perf_counter() - started
+        if other:
+            side_by_side(words, other, rounds)
+            return
         reruns = []
         for _ in range(RERUNS):  # this machine's speed wanders; the best of a few is the code's
-            timed = subprocess.run(
-                [sys.executable, "-c", TIMED, json.dumps(words)], capture_output=True, text=True
-            )
-            reruns.append(json.loads(timed.stdout))
-            assert reruns[-1]["calls"] == 0, timed.stderr
+            reruns.append(rerun(words))
         replay = min(reruns, key=lambda r: r["run_s"])
         median_run_s = sorted(r["run_s"] for r in reruns)[len(reruns) // 2]
         store = diskcache.Cache(str(Path(tmp) / "cache" / "responses"))

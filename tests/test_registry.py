@@ -131,7 +131,7 @@ MODULES = {
             def render(self, variant, modality):
                 return Representation(modality, r"$\\cdot$ " * variant.params["n"] + variant.question)
     ''',
-    "strategy.py": '''
+    "strategy.py": """
         from isodyn.strategies import Modifier, Strategy, register_base, register_modifier
 
 
@@ -154,7 +154,7 @@ MODULES = {
 
             async def run(self, variant, representation, ask, ctx, inner):
                 return await inner(variant, representation, ask)
-    ''',
+    """,
     "grading.py": '''
         from isodyn.scoring import Score
         from isodyn.scoring.graders import grader
@@ -174,7 +174,7 @@ MODULES = {
             """How many replies the run holds (a third-party metric, named by its entry point)."""
             return Section()
     ''',
-    "dataset.py": '''
+    "dataset.py": """
         from isodyn.datasets.kinds import DATASETS, DatasetKind
 
 
@@ -188,7 +188,7 @@ MODULES = {
 
         DOTS = DatasetKind("dots", "counting puzzles in a folder (third-party)", 2, load, describe)
         DATASETS.add("dots", DOTS)
-    ''',
+    """,
 }
 
 ENTRY_POINTS = {
@@ -257,7 +257,10 @@ def test_a_third_party_package_adds_entries_through_entry_points(third_party, ru
 @NO_DATASETS
 def test_a_third_party_package_adds_a_dataset_kind(third_party, run_cli) -> None:
     entry = registry_of("datasets").entry("dots")
-    assert entry.summary == "counting puzzles in a folder (third-party)"
+    assert (entry.summary, entry.defined_in) == (
+        "counting puzzles in a folder (third-party)",
+        f"{PACKAGE}.dataset",
+    )
     listed = run_cli("list", "datasets").out
     assert "dots" in first_cells(listed)
     row = next(line for line in listed.splitlines() if line.startswith("│ dots: "))

@@ -68,6 +68,11 @@ class Outcome:
         return cls(Status.ERROR, reason.removeprefix("error:"), message)
 
 
+def status_of(reason: str) -> Status:
+    """The status a results.jsonl `reason` word names (for a table's column of them)."""
+    return Outcome.from_reason(reason).status
+
+
 class Cell(NamedTuple):
     """Which cell of the grid: a model, a strategy, a modality, a seed's variant, a repeat. A named
     tuple: it equals (and hashes as) the plain tuple of its values, which is how rows name a cell."""

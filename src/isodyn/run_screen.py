@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.text import Text
 
 from isodyn.commands.hooks import RunHooks
+from isodyn.record import Status
 from isodyn.terminal import console, show_notice
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ class RunScreen(RunHooks):
 
     def row(self, result: CellResult, client: CachedClient) -> None:
         model = result.model
-        self._errors[model] += result.reason.startswith("error")
+        self._errors[model] += result.outcome.status is Status.ERROR
         self._cost[model] += result.cost_usd
         self._hits[model] += bool(result.cache_hit)
         gate = client.gates.get(model)

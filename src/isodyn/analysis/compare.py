@@ -11,7 +11,8 @@ from itertools import combinations
 
 import pandas as pd
 
-from isodyn.analysis.metrics import GROUP, Bootstrap, graded_cells
+from isodyn.analysis.columns import ARM
+from isodyn.analysis.metrics import Bootstrap, graded_cells
 from isodyn.analysis.plots import forest
 from isodyn.analysis.report import ReportContent
 from isodyn.analysis.stats import holm, paired_comparison, power_analysis, smallest_sign_flip_p
@@ -27,7 +28,7 @@ def compare(
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     graded = graded_cells(frame)
-    context_columns = [c for c in GROUP if c != by]
+    context_columns: list[str] = [c for c in ARM if c != by]
     if by != "run" and "run" in graded.columns and graded["run"].nunique() > 1:
         context_columns.append("run")
     records = []

@@ -36,7 +36,10 @@ def keyed(graded: pd.DataFrame) -> pd.DataFrame:
         answer_key(extracted if isinstance(extracted, str) else None, answer_type, tuple(choices or ()))
         or NONE_KEY
         for extracted, answer_type, choices in zip(
-            out[Column.extracted], out[Column.answer_type], out.get(Column.choices, [()] * len(out)), strict=True
+            out[Column.extracted],
+            out[Column.answer_type],
+            out.get(Column.choices, [()] * len(out)),
+            strict=True,
         )
     ]
     return out

@@ -18,6 +18,7 @@ import pandas as pd
 
 from isodyn.core import Level, Topic
 from isodyn.errors import IsodynError
+from isodyn.record import Column
 from isodyn.results import SCHEMA_VERSION, CellResult
 
 # Correctness as published tables write it (DynaMath's say `correct` / `fail`), compared lower-cased.
@@ -46,9 +47,9 @@ def _normalized(name: str, known: list[str]) -> str:
 
 
 def _defaults(model: str) -> dict[str, Any]:
-    return {"model": model, "strategy": "external", "modality": "image", "repeat": 0, "topic": "unknown",
-            "level": "unknown", "reason": "ok", "answer_type": "multiple_choice", "truth": "",
-            "extracted": None}  # fmt: skip
+    return {Column.model: model, Column.strategy: "external", Column.modality: "image", Column.repeat: 0,
+            Column.topic: "unknown", Column.level: "unknown", Column.reason: "ok",
+            Column.answer_type: "multiple_choice", Column.truth: "", Column.extracted: None}  # fmt: skip
 
 
 @dataclass
@@ -88,20 +89,21 @@ def _question_id(value: Any) -> str | None:
 
 
 def long_form_rows(table: pd.DataFrame, model: str, skipped: Skipped | None = None) -> list[dict[str, Any]]:
-    missing = {"seed_id", "variant", "correct"} - set(table.columns)
+    missing = {Column.seed_id, Column.variant, Column.correct} - set(table.columns)
     if missing:
         raise ExternalTableError(f"long-form table lacks column(s) {', '.join(sorted(missing))}")
     skipped = skipped if skipped is not None else Skipped()
     topics, levels = [t.value for t in Topic], [lv.value for lv in Level]
     rows = []
     for record in table.to_dict("records"):
-        if _question_id(record.get("seed_id")) is None or _blank(record.get("correct")):
-            skipped.add(record.get("seed_id"))
+        if _question_id(record.get(Column.seed_id)) is None or _blank(record.get(Column.correct)):
+            skipped.add(record.get(Column.seed_id))
             continue
         row = {**_defaults(model), **{k: v for k, v in record.items() if pd.notna(v)}}
-        row["seed_id"], row["variant"] = str(row["seed_id"]), int(row["variant"])
-        row["repeat"], row["correct"] = int(row["repeat"]), _truth_value(row["correct"])
-        row["topic"], row["level"] = _normalized(row["topic"], topics), _normalized(row["level"], levels)
+        row[Column.seed_id], row[Column.variant] = str(row[Column.seed_id]), int(row[Column.variant])
+        row[Column.repeat], row[Column.correct] = int(row[Column.repeat]), _truth_value(row[Column.correct])
+        row[Column.topic] = _normalized(row[Column.topic], topics)
+        row[Column.level] = _normalized(row[Column.level], levels)
         rows.append(row)
     return rows
 
@@ -132,11 +134,11 @@ def dynamath_wide_rows(
             )
         base = {
             **_defaults(model),
-            "seed_id": key,
-            "topic": _normalized(record.get("Topic", "unknown"), topics),
-            "level": _normalized(record.get("Difficulty Level", "unknown"), levels),
+            Column.seed_id: key,
+            Column.topic: _normalized(record.get("Topic", "unknown"), topics),
+            Column.level: _normalized(record.get("Difficulty Level", "unknown"), levels),
         }
-        rows += [{**base, "variant": i, "correct": ok} for i, ok in enumerate(answers)]
+        rows += [{**base, Column.variant: i, Column.correct: ok} for i, ok in enumerate(answers)]
     return rows
 
 
@@ -162,7 +164,7 @@ def read_tables(paths: list[Path]) -> ExternalTable:
             rows = long_form_rows(table, path.stem, skipped)
         if not rows:
             raise ExternalTableError(f"{path}: no question rows")
-        results += [CellResult.from_row({**row, "schema": SCHEMA_VERSION}) for row in rows]
+        results += [CellResult.from_row({**row, Column.schema: SCHEMA_VERSION}) for row in rows]
         if line := skipped.line(path.name):
             notes.append(line)
     return ExternalTable(results, notes)

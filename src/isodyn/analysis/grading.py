@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from isodyn.analysis.metrics import GROUP, graded_cells, robustness
+from isodyn.analysis.columns import ARM, cell_label, labels
+from isodyn.analysis.metrics import graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import format_value
+from isodyn.record import Column
 from isodyn.results import CellResult, results_frame
 from isodyn.scoring import GRADERS, Tolerance
 from isodyn.scoring.extract import CLEAR
@@ -35,14 +37,14 @@ def regraded_frame(results: Sequence[CellResult], grader: str) -> pd.DataFrame:
 
 def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
     out: dict[tuple[str, str, str, str], float] = {}
-    for key, group in graded.groupby(GROUP, sort=True):
+    for key, group in graded.groupby(list(ARM), sort=True):
         for metric, value in robustness(group).items():
             out[(*key, metric)] = value
-    for strategy in sorted(graded["strategy"].unique()):
+    for strategy in sorted(graded[Column.strategy].unique()):
         table = modality_gap(graded, strategy)
         if table.empty:
             continue
-        for model, group in table.groupby("model"):
+        for model, group in table.groupby(Column.model):
             # IsoBench's gap per task, averaged over the model's tasks
             out[(model, strategy, "best text - image", "gap")] = float(group["gap"].mean())
     return out
@@ -57,15 +59,10 @@ def grader_sensitivity(results: Sequence[CellResult]) -> pd.DataFrame:
     keys = sorted(set().union(*by_grader.values()))
     records = []
     for key in keys:
-        model, strategy, modality, metric = key
+        *arm, metric = key
         percent = metric != "RR"
         values = [by_grader[name].get(key, math.nan) for name in GRADERS]
-        record: dict[str, Any] = {
-            "model": model,
-            "strategy": strategy,
-            "modality": modality,
-            "metric": metric,
-        }
+        record: dict[str, Any] = {**dict(zip(labels(ARM), arm, strict=True)), "metric": metric}
         for name, value in zip(GRADERS, values, strict=True):
             record[name] = format_value(value, percent=percent)
         finite = [v for v in values if not math.isnan(v)]
@@ -78,14 +75,15 @@ def grader_sensitivity(results: Sequence[CellResult]) -> pd.DataFrame:
 def verdict_paths(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     """Per model: graded replies, then the share (in %) reached by each method and each ambiguity."""
     graded = graded_cells(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
-    if graded.empty or "method" not in graded or graded["method"].isna().all():
+    if graded.empty or Column.method not in graded or graded[Column.method].isna().all():
         return pd.DataFrame()  # verdicts without replies (an outside table): nothing to show
-    if "ambiguity" not in graded:
-        graded = graded.assign(ambiguity=np.where(graded["reason"] == "ok", CLEAR, "none found"))
+    if Column.ambiguity not in graded:
+        found = np.where(graded[Column.reason] == "ok", CLEAR, "none found")
+        graded = graded.assign(**{Column.ambiguity.value: found})
     records = []
-    for model, group in graded.groupby("model", sort=True):
-        record: dict[str, Any] = {"model": model, "graded": len(group)}
-        for column, prefix in (("method", "method"), ("ambiguity", "")):
+    for model, group in graded.groupby(Column.model, sort=True):
+        record: dict[str, Any] = {Column.model.value: model, "graded": len(group)}
+        for column, prefix in ((Column.method, "method"), (Column.ambiguity, "")):
             shares = group[column].fillna("none").value_counts(normalize=True)
             for name, share in shares.items():
                 record[f"{prefix}: {name}" if prefix else str(name)] = f"{100 * share:.1f}"
@@ -96,25 +94,24 @@ def verdict_paths(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
 def ambiguous_examples(rows: list[dict[str, Any]] | pd.DataFrame, seed: int = 0) -> list[dict[str, Any]]:
     """Up to `EXAMPLES_PER_KIND` rows of each ambiguity other than clear, chosen at random (seeded)."""
     graded = graded_cells(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
-    if graded.empty or "ambiguity" not in graded:
+    if graded.empty or Column.ambiguity not in graded:
         return []
     rng = np.random.default_rng(seed)
     examples = []
-    for kind, group in graded[graded["ambiguity"] != CLEAR].groupby("ambiguity", sort=True):
+    for kind, group in graded[graded[Column.ambiguity] != CLEAR].groupby(Column.ambiguity, sort=True):
         picked = group.iloc[
             sorted(rng.choice(len(group), size=min(EXAMPLES_PER_KIND, len(group)), replace=False))
         ]
         for record in picked.to_dict("records"):
-            reply = str(record.get("response") or "")
+            reply = str(record.get(Column.response) or "")
             examples.append(
                 {
                     "kind": kind,
-                    "label": f"{record['model']} / {record['strategy']} / {record['modality']} / "
-                    f"{record['seed_id']} #{record['variant']}",
-                    "truth": record["truth"],
-                    "choices": record.get("choices") or [],
-                    "extracted": record.get("extracted"),
-                    "method": record.get("method"),
+                    "label": cell_label(record),
+                    "truth": record[Column.truth],
+                    "choices": record.get(Column.choices) or [],
+                    "extracted": record.get(Column.extracted),
+                    "method": record.get(Column.method),
                     "reply": reply if len(reply) <= _EXCERPT else "…" + reply[-_EXCERPT:],
                 }
             )

@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from isodyn.analysis.columns import ARM
+from isodyn.analysis.columns import ARM, labels
 from isodyn.analysis.stats import cluster_bootstrap, seed_table
-from isodyn.record import Column
+from isodyn.record import Column, Status, status_of
 
 GRADED_REASONS = ("ok", "extraction_failed")
 
@@ -62,15 +62,15 @@ def robustness_table(
     records = []
     for key, group in frame.groupby(by, sort=True):
         graded = graded_cells(group)
-        # the group's columns under their plain names (a table's labels, rendered as written)
-        record: dict[str, Any] = dict(zip(map(str, by), key if isinstance(key, tuple) else (key,), strict=True))
+        statuses = group[Column.reason].map(status_of)
+        record: dict[str, Any] = dict(zip(labels(by), key if isinstance(key, tuple) else (key,), strict=True))
         record.update(
             cells=len(group),
             graded=len(graded),
             seeds=graded[Column.seed_id].nunique(),
-            extraction_failed=int((group[Column.reason] == "extraction_failed").sum()),
-            skipped=int(group[Column.reason].str.startswith("skipped").sum()),
-            errors=int(group[Column.reason].str.startswith("error").sum()),
+            extraction_failed=int((statuses == Status.EXTRACTION_FAILED).sum()),
+            skipped=int((statuses == Status.SKIPPED).sum()),
+            errors=int((statuses == Status.ERROR).sum()),
         )
         nan = float("nan")
         record.update(robustness(graded) if len(graded) else {"A_avg": nan, "A_wst": nan, "RR": nan})

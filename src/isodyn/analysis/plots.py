@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -11,7 +11,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from isodyn.analysis.metrics import GROUP
+from isodyn.analysis.columns import ARM
+from isodyn.record import Column
 from isodyn.textsafe import visible
 
 
@@ -32,7 +33,7 @@ def label(value: object) -> str:
 
 
 def series_label(record: dict) -> str:
-    return label(" / ".join(str(record[c]) for c in GROUP))
+    return label(" / ".join(str(record[c]) for c in ARM))
 
 
 def _error_bars(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -44,13 +45,13 @@ def _error_bars(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarra
 
 def accuracy_by_topic(table: pd.DataFrame) -> bytes:
     """A_avg with its interval per topic, one marker series per model / strategy / modality."""
-    topics = sorted(table["topic"].unique())
-    series = list(table.groupby(GROUP, sort=True))
+    topics = sorted(table[Column.topic].unique())
+    series = list(table.groupby(list(ARM), sort=True))
 
     def draw(ax: Axes) -> None:
         width = 0.8 / max(len(series), 1)
         for i, (key, group) in enumerate(series):
-            group = group.set_index("topic").reindex(topics)
+            group = group.set_index(Column.topic).reindex(topics)
             value, err = _error_bars(group.reset_index(), "A_avg")
             x = np.arange(len(topics)) + (i - (len(series) - 1) / 2) * width
             ax.errorbar(
@@ -87,7 +88,7 @@ def modality_gaps(gaps: pd.DataFrame) -> bytes:
     """Best text representation minus image, per task and model (percentage points)."""
 
     def draw(ax: Axes) -> None:
-        pivot = gaps.pivot_table(index="task", columns="model", values="gap", aggfunc="mean") * 100
+        pivot = gaps.pivot_table(index="task", columns=Column.model, values="gap", aggfunc="mean") * 100
         width = 0.8 / max(len(pivot.columns), 1)
         for i, model in enumerate(pivot.columns):
             x = np.arange(len(pivot.index)) + (i - (len(pivot.columns) - 1) / 2) * width
@@ -101,7 +102,7 @@ def modality_gaps(gaps: pd.DataFrame) -> bytes:
     return _png(draw, (8, 4))
 
 
-def error_types(distribution: pd.DataFrame, label_columns: list[str]) -> bytes:
+def error_types(distribution: pd.DataFrame, label_columns: Sequence[str]) -> bytes:
     """Stacked shares of first-error types per group, from process evaluation."""
     kinds = [c for c in distribution.columns if c not in [*label_columns, "judged"]]
 
@@ -124,14 +125,14 @@ def error_types(distribution: pd.DataFrame, label_columns: list[str]) -> bytes:
 
 def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
     """How many seeds have k of their variants right (first repeat), per series."""
-    first = graded[graded["repeat"] == graded["repeat"].min()]
-    series = list(first.groupby(GROUP, sort=True))
+    first = graded[graded[Column.repeat] == graded[Column.repeat].min()]
+    series = list(first.groupby(list(ARM), sort=True))
 
     def draw(ax: Axes) -> None:
-        most = int(first.groupby(["seed_id"])["variant"].nunique().max()) if len(first) else 0
+        most = int(first.groupby([Column.seed_id])[Column.variant].nunique().max()) if len(first) else 0
         bins = [i - 0.5 for i in range(most + 2)]
         for key, group in series:
-            counts = group.groupby("seed_id")["correct"].sum()
+            counts = group.groupby(Column.seed_id)[Column.correct].sum()
             ax.hist(counts, bins=bins, histtype="step", linewidth=1.5, label=label(" / ".join(map(str, key))))
         ax.set_xlabel("variants answered correctly")
         ax.set_ylabel("seeds")

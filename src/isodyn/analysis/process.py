@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ def error_label(record: dict[str, Any]) -> str:
     return record.get("error_type") or NO_ERROR_FOUND
 
 
-def error_distribution(records: list[dict[str, Any]], by: list[str]) -> pd.DataFrame:
+def error_distribution(records: list[dict[str, Any]], by: Sequence[str]) -> pd.DataFrame:
     """Counts of each error type per group, plus the number of judged cells."""
     columns = [*ERROR_TYPES, NO_ERROR_FOUND, UNREADABLE]
     if not records:

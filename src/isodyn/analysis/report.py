@@ -20,11 +20,13 @@ import orjson
 import pandas as pd
 from markupsafe import Markup
 
+from isodyn.analysis.columns import cell_label
 from isodyn.analysis.grading import ambiguous_examples
 from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
 from isodyn.errors import IsodynError
+from isodyn.record import Column
 from isodyn.results import CellResult, read_json, results_frame
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
 
@@ -57,9 +59,10 @@ def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> lis
 
 
 def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
-    if "transcript" not in graded:
+    if Column.transcript not in graded:
         return []
-    wrong = graded[~graded["correct"] & graded["transcript"].map(lambda t: isinstance(t, list) and bool(t))]
+    transcribed = graded[Column.transcript].map(lambda t: isinstance(t, list) and bool(t))
+    wrong = graded[~graded[Column.correct] & transcribed]
     if wrong.empty:
         return []
     rng = np.random.default_rng(seed)
@@ -67,7 +70,7 @@ def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
     samples = []
     for record in picked.to_dict("records"):
         calls = []
-        for call in record.get("transcript") or []:
+        for call in record.get(Column.transcript) or []:
             for message in call.get("messages", []):
                 content = message["content"]
                 text = (
@@ -79,12 +82,11 @@ def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
             calls.append({"who": f"{call['step']} · reply", "text": call.get("response") or ""})
         samples.append(
             {
-                "label": f"{record['model']} / {record['strategy']} / {record['modality']} / "
-                f"{record['seed_id']} #{record['variant']} (repeat {record['repeat']})",
-                "truth": record["truth"],
-                "extracted": record.get("extracted"),
-                "reason": record["reason"],
-                "method": record.get("method"),
+                "label": f"{cell_label(record)} (repeat {record[Column.repeat]})",
+                "truth": record[Column.truth],
+                "extracted": record.get(Column.extracted),
+                "reason": record[Column.reason],
+                "method": record.get(Column.method),
                 "calls": calls,
             }
         )

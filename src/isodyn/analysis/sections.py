@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from isodyn.analysis import plots
+from isodyn.analysis.columns import ARM, labels
 from isodyn.analysis.consistency import (
     accuracy_over_repeats,
     circular_consistency,
@@ -24,10 +25,11 @@ from isodyn.analysis.consistency import (
     repetition_consistency,
 )
 from isodyn.analysis.grading import grader_sensitivity, verdict_paths
-from isodyn.analysis.metrics import GROUP, Bootstrap, graded_cells, robustness_table
+from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.process import error_distribution
 from isodyn.analysis.tables import dynamath_table, format_value, isobench_layout, overview_table
+from isodyn.record import Column
 from isodyn.registry import Registry
 from isodyn.results import CellResult
 
@@ -89,13 +91,14 @@ def isobench_section(inputs: ReportInputs) -> Section:
 def variation_section(inputs: ReportInputs) -> Section:
     """DynaMath's metrics per variation type."""
     graded = inputs.graded
-    if graded.empty or "variation_types" not in graded:
+    if graded.empty or Column.variation_types not in graded:
         return Section()
-    by_variation = graded.explode("variation_types").dropna(subset=["variation_types"])
+    by_variation = graded.explode(Column.variation_types).dropna(subset=[Column.variation_types])
     if by_variation.empty:
         return Section()
-    table = robustness_table(by_variation, [*GROUP, "variation_types"], inputs.bootstrap)
-    shown = table[[*GROUP, "variation_types", "graded"]].rename(columns={"variation_types": "variation"})
+    by = [*ARM, Column.variation_types]
+    table = robustness_table(by_variation, by, inputs.bootstrap)
+    shown = table[[*by, "graded"]].rename(columns={Column.variation_types: "variation"})
     for metric in ("A_avg", "A_wst", "RR"):
         shown[metric] = [
             format_value(r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR")
@@ -107,14 +110,14 @@ def variation_section(inputs: ReportInputs) -> Section:
 
 def consistency_table(frame: pd.DataFrame) -> pd.DataFrame:
     records = []
-    for key, group in graded_cells(frame).groupby(GROUP, sort=True):
+    for key, group in graded_cells(frame).groupby(list(ARM), sort=True):
         spread = accuracy_over_repeats(group)
         memo = memorization(group)
         circular = circular_consistency(group)
         failures = consistent_failures(group)
         records.append(
             {
-                **dict(zip(GROUP, key, strict=True)),
+                **dict(zip(labels(ARM), key, strict=True)),
                 "repeats": spread["repeats"],
                 "RC": format_value(repetition_consistency(group)),
                 "A_avg sd (pp)": "–" if math.isnan(spread["A_avg_sd_pp"]) else f"{spread['A_avg_sd_pp']:.2f}",
@@ -142,11 +145,11 @@ def figures_section(inputs: ReportInputs) -> Section:
     graded, bootstrap = inputs.graded, inputs.bootstrap
     if graded.empty:
         return Section()
-    by_topic = robustness_table(graded, [*GROUP, "topic"], bootstrap)
+    by_topic = robustness_table(graded, [*ARM, Column.topic], bootstrap)
     figures = {
         "accuracy_by_topic": ("A_avg per topic with intervals", plots.accuracy_by_topic(by_topic)),
         "rr": ("Reasoning robustness per model, strategy and modality",
-               plots.rr_by_series(robustness_table(graded, GROUP, bootstrap))),
+               plots.rr_by_series(robustness_table(graded, ARM, bootstrap))),
         "correct_variants": ("Distribution of correct variants per seed",
                              plots.correct_variants_per_seed(graded)),
     }  # fmt: skip
@@ -183,8 +186,8 @@ def process_section(inputs: ReportInputs) -> Section:
     """MM-MATH's process evaluation, when `exp judge` has run."""
     if not inputs.process:
         return Section()
-    distribution = error_distribution(inputs.process, GROUP)
+    distribution = error_distribution(inputs.process, ARM)
     return Section(
         [("Process evaluation", "First wrong step by error type (MM-MATH 3.3).", distribution)],
-        {"error_types": ("First-error types (process evaluation)", plots.error_types(distribution, GROUP))},
+        {"error_types": ("First-error types (process evaluation)", plots.error_types(distribution, ARM))},
     )

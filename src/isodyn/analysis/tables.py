@@ -11,9 +11,11 @@ import math
 
 import pandas as pd
 
-from isodyn.analysis.metrics import GROUP, Bootstrap, graded_cells, robustness_table
+from isodyn.analysis.columns import ARM, labels
+from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import isobench_table
 from isodyn.core import Level, Topic
+from isodyn.record import Column
 
 # DynaMath Table 1's abbreviations, in its column order.
 TOPIC_COLUMNS = {
@@ -51,42 +53,44 @@ def dynamath_table(frame: pd.DataFrame, metric: str, bootstrap: Bootstrap | None
     """DynaMath's layout for `metric` (A_avg: Table 2, A_wst: Table 3, RR: Table 7)."""
     graded = graded_cells(frame)
     if graded.empty:
-        return pd.DataFrame(columns=[*GROUP, "ALL"])
+        return pd.DataFrame(columns=[*labels(ARM), "ALL"])
     percent = metric != "RR"
 
     def cells(by_column: str | None, mapping: dict | None) -> dict[tuple, dict[str, str]]:
-        by = GROUP if by_column is None else [*GROUP, by_column]
+        by: list[str] = [*ARM] if by_column is None else [*ARM, by_column]
         table = robustness_table(graded, by, bootstrap)
         out: dict[tuple, dict[str, str]] = {}
         for record in table.to_dict("records"):
-            key = tuple(record[c] for c in GROUP)
+            key = tuple(record[c] for c in ARM)
             name = "ALL" if by_column is None else (mapping or {}).get(record[by_column], record[by_column])
             low, high = record.get(f"{metric}_low"), record.get(f"{metric}_high")
             out.setdefault(key, {})[name] = format_value(record[metric], low, high, percent)
         return out
 
     merged = cells(None, None)
-    present_topics = [TOPIC_COLUMNS[t] for t in TOPIC_COLUMNS if t.value in set(graded["topic"])]
-    present_levels = [LEVEL_COLUMNS[lv] for lv in LEVEL_COLUMNS if lv.value in set(graded["level"])]
+    present_topics = [TOPIC_COLUMNS[t] for t in TOPIC_COLUMNS if t.value in set(graded[Column.topic])]
+    present_levels = [LEVEL_COLUMNS[lv] for lv in LEVEL_COLUMNS if lv.value in set(graded[Column.level])]
     for column, mapping in (
-        ("topic", {t.value: a for t, a in TOPIC_COLUMNS.items()}),
-        ("level", {lv.value: a for lv, a in LEVEL_COLUMNS.items()}),
+        (Column.topic, {t.value: a for t, a in TOPIC_COLUMNS.items()}),
+        (Column.level, {lv.value: a for lv, a in LEVEL_COLUMNS.items()}),
     ):
         for key, values in cells(column, mapping).items():
             merged.setdefault(key, {}).update(values)
     columns = ["ALL", *present_topics, *present_levels]
     records = [
-        {**dict(zip(GROUP, key, strict=True)), **{c: values.get(c, "–") for c in columns}}
+        {**dict(zip(labels(ARM), key, strict=True)), **{c: values.get(c, "–") for c in columns}}
         for key, values in sorted(merged.items())
     ]
-    return pd.DataFrame.from_records(records, columns=[*GROUP, *columns])
+    return pd.DataFrame.from_records(records, columns=[*labels(ARM), *columns])
 
 
 def overview_table(frame: pd.DataFrame, bootstrap: Bootstrap | None) -> pd.DataFrame:
-    table = robustness_table(frame, GROUP, bootstrap)
+    table = robustness_table(frame, ARM, bootstrap)
     if table.empty:  # a run with no cells yet
-        return pd.DataFrame(columns=[*GROUP, "graded", "extraction_failed", "skipped", "errors", "A_avg"])
-    out = table[[*GROUP, "graded", "extraction_failed", "skipped", "errors"]].copy()
+        return pd.DataFrame(
+            columns=[*labels(ARM), "graded", "extraction_failed", "skipped", "errors", "A_avg"]
+        )
+    out = table[[*ARM, "graded", "extraction_failed", "skipped", "errors"]].copy()
     for metric in ("A_avg", "A_wst", "RR"):
         out[metric] = [
             format_value(r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR")
@@ -97,7 +101,7 @@ def overview_table(frame: pd.DataFrame, bootstrap: Bootstrap | None) -> pd.DataF
 
 def isobench_layout(frame: pd.DataFrame) -> pd.DataFrame:
     graded = graded_cells(frame)
-    several = graded["modality"].nunique() >= 2 or graded["strategy"].str.contains("iso").any()
+    several = graded[Column.modality].nunique() >= 2 or graded[Column.strategy].str.contains("iso").any()
     if graded.empty or not several:
         return pd.DataFrame()
     table = isobench_table(graded)

@@ -168,7 +168,7 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
     try:  # held for the whole run: a second `exp run` of the same run stops here
         lock.acquire()
     except OSError as exc:
-        raise RunNotStarted(str(exc)) from None
+        raise RunNotStarted(str(exc)) from exc
     try:
         run_dir, done = _opened(config)
         if done:
@@ -179,7 +179,7 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
         try:
             outcome = asyncio.run(execute(plan, run_dir, hooks.row, done))
         except ModelUnavailable as exc:
-            raise RunStopped(f"{exc} (finished cells are kept in {run_dir})", run_dir) from None
+            raise RunStopped(f"{exc} (finished cells are kept in {run_dir})", run_dir) from exc
         hooks.finished()
         report = write_report(run_dir, outcome.results)
     finally:
@@ -197,4 +197,4 @@ def _opened(config: ExperimentConfig) -> tuple[Path, list[CellResult]]:
     except OSError as exc:  # out cannot be written after all (a read-only disk, a full one)
         raise RunNotStarted(
             f"cannot write the run directory under {config.out}: {exc.strerror or exc}"
-        ) from None
+        ) from exc

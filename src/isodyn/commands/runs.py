@@ -24,7 +24,7 @@ def read_run(directory: Path, notices: Notices | None = None) -> Run:
     try:
         run = read_results(directory)
     except FileNotFoundError as exc:  # "no results.jsonl in DIR", said as it is
-        raise RunNotFound(str(exc)) from None
+        raise RunNotFound(str(exc)) from exc
     if notices is not None:
         warn_about(run, notices)
     return run

@@ -125,6 +125,15 @@ class Located:
     keyed: bool = False  # filed under `key` in a dict of records keyed by id
 
 
+class Found(NamedTuple):
+    """A value read, before it is known to be a record (a `Located`)."""
+
+    key: str
+    where: str
+    value: Any
+    keyed: bool = False
+
+
 def read_records(path: Path, *, blank_lines: bool = True) -> list[Located]:
     """The records of a parquet, JSON or JSON-lines file, each a dict, within the file and item
     bounds. `blank_lines=False`: a blank line between records is refused (a release whose ids are
@@ -148,15 +157,6 @@ def read_records(path: Path, *, blank_lines: bool = True) -> list[Located]:
             raise ReleaseError(f"{path} {where} is a JSON {type(value).__name__}, not an object")
         records.append(Located(key, where, value, keyed))
     return records
-
-
-class Found(NamedTuple):
-    """A value read, before it is known to be a record."""
-
-    key: str
-    where: str
-    value: Any
-    keyed: bool = False
 
 
 def _json_records(path: Path, text: str, blank_lines: bool) -> list[Found]:

@@ -285,6 +285,7 @@ class DSPyOptimized(Strategy):
             dspy_demos=prepared.meta["demos"],
             dspy_train=prepared.meta["train"],
         )
+
         async def answer(messages: list[Message]) -> Reply:
             return await ask(messages, "answer")
 
