@@ -28,7 +28,9 @@ import diskcache
 import isodyn.experiments.llm as llm
 import isodyn.experiments.runner as runner
 from isodyn.experiments.config import parse_overrides
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.models.requests import Reply
 
 WORDS = [
@@ -42,7 +44,12 @@ TIMED = """
 import asyncio, json, sys, time
 started = time.perf_counter()
 from isodyn.experiments.config import parse_overrides
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+try:
+    from isodyn.experiments.plan import plan_experiment
+    from isodyn.experiments.rundir import new_run_dir
+    from isodyn.experiments.runner import execute
+except ImportError:  # an isodyn from before the runner was split (`--against` an older checkout)
+    from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
 plan = plan_experiment(parse_overrides(json.loads(sys.argv[1])))
 planned = time.perf_counter()
 outcome = asyncio.run(execute(plan, new_run_dir(plan.config)))

@@ -18,7 +18,9 @@ import time
 from pathlib import Path
 
 from isodyn.experiments.config import parse_overrides
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.models.catalog import litellm_module
 from isodyn.testing import OpenAIStub, ScriptedReply
 

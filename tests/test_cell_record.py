@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from isodyn.experiments.config import parse_overrides
+from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.regrade import rescore
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.results import SCHEMA_VERSION, CellResult, read_results
 from isodyn.scoring import Tolerance
 from isodyn.testing import OpenAIStub, ScriptedReply

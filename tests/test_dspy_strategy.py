@@ -10,7 +10,9 @@ import pytest
 import isodyn.strategies.dspy_strategy as dspy_strategy  # registers "dspy"
 from isodyn.core import Modality
 from isodyn.experiments.config import ConfigError, parse_overrides
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.generators import get_seed
 from isodyn.testing import OpenAIStub, ScriptedReply
 

@@ -20,8 +20,8 @@ import pytest
 
 from isodyn import cli
 from isodyn.experiments.config import parse_overrides
+from isodyn.experiments.rundir import open_run_dir, run_folders, run_identity
 from isodyn.experiments.runlock import RunLock
-from isodyn.experiments.runner import open_run_dir, run_folders, run_identity
 from isodyn.results import DAMAGED_FILE, Call, CellResult, NewerRun, read_results, result_line
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import exp

@@ -23,7 +23,9 @@ from isodyn.cache import ResponseCache
 from isodyn.cli import app
 from isodyn.experiments.config import ConfigError, ExperimentConfig, parse_overrides
 from isodyn.experiments.llm import CachedClient, Limits, RunLog, parse_retry_after
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.models.requests import ModelRequest
 from isodyn.testing import OpenAIStub, ScriptedReply
 

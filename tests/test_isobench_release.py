@@ -443,7 +443,8 @@ def test_one_task_in_two_formats_is_refused(tmp_path: Path) -> None:
 def test_a_run_through_the_loopback_stub(tmp_path: Path) -> None:
     """`exp run dataset=isobench:PATH` end to end: a stub that knows every truth answers every cell
     (image, LaTeX, code, story) and every answer is graded correct."""
-    from isodyn.experiments import runner
+    from isodyn.experiments import plan as planning
+    from isodyn.experiments import rundir, runner
     from isodyn.experiments.config import parse_overrides
     from isodyn.testing import OpenAIStub, ScriptedReply
 
@@ -478,8 +479,8 @@ def test_a_run_through_the_loopback_stub(tmp_path: Path) -> None:
         words = [f"dataset=isobench:{root}", "models=openai/vlm", f"api_base={stub.base_url}",
                  "vision=yes", "modalities=image,latex,code,story", f"out={tmp_path / 'runs'}",
                  f"cache_dir={tmp_path / 'cache'}", "quiet=1"]  # fmt: skip
-        plan = runner.plan_experiment(parse_overrides(words))
-        result = asyncio.run(runner.execute(plan, runner.new_run_dir(plan.config)))
+        plan = planning.plan_experiment(parse_overrides(words))
+        result = asyncio.run(runner.execute(plan, rundir.new_run_dir(plan.config)))
     cells = sum(len(seed.modalities) for seed in seeds.values())
     assert len(result.rows) == cells and all(r["correct"] for r in result.rows)
     assert {r["modality"] for r in result.rows} == {"image", "latex", "code", "story"}

@@ -7,11 +7,15 @@ import json
 
 import pytest
 
+import isodyn.experiments.cells as cells
 import isodyn.experiments.memo as memo_module
+import isodyn.experiments.rundir as rundir
 import isodyn.experiments.runner as runner
 from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.memo import ReplayMemo
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.scoring import Score
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import prompt_text
@@ -37,7 +41,7 @@ def comparable(rows: list[dict]) -> list[dict]:
         row = {k: v for k, v in row.items() if k != "cache_hit"}
         row["transcript"] = [{k: v for k, v in t.items() if k != "cache_hit"} for t in row["transcript"]]
         out.append(row)
-    return sorted(out, key=lambda r: json.dumps(runner.cell_of(r)))
+    return sorted(out, key=lambda r: json.dumps(rundir.cell_of(r)))
 
 
 @pytest.fixture
@@ -58,7 +62,7 @@ def test_rerun_from_the_memo_equals_the_first_run(words, tmp_path, monkeypatch) 
         store.close()
 
         drawn = []
-        monkeypatch.setattr(runner._Materials, "render", lambda self, v, m: drawn.append(m))
+        monkeypatch.setattr(cells.RunMaterials, "render", lambda self, v, m: drawn.append(m))
         again = run(args)
         assert again.summary["calls_made"] == 0 and len(stub.requests) == calls
         assert drawn == []  # nothing was drawn or prompted: every cell came from its memo entry
@@ -71,7 +75,7 @@ def test_the_reply_is_graded_again_on_a_replay(words, monkeypatch) -> None:
     with OpenAIStub(varied) as stub:
         args = [*words, f"api_base={stub.base_url}", "strategies=zeroshot"]
         run(args)
-        monkeypatch.setattr(runner, "score_reply", lambda text, variant, **_: Score(True, "Z", "ok", "test"))
+        monkeypatch.setattr(cells, "score_reply", lambda text, variant, **_: Score(True, "Z", "ok", "test"))
         again = run(args)
     assert {r["extracted"] for r in again.rows} == {"Z"} and all(r["correct"] for r in again.rows)
 
@@ -83,9 +87,9 @@ def test_other_code_other_keys_and_the_reply_cache_still_answers(words, monkeypa
         memo_module.code_digest.cache_clear()
         monkeypatch.setattr(memo_module, "code_digest", lambda: "edited code")
         drawn = []
-        original = runner._Materials.render
+        original = cells.RunMaterials.render
         monkeypatch.setattr(
-            runner._Materials, "render", lambda self, v, m: drawn.append(m) or original(self, v, m)
+            cells.RunMaterials, "render", lambda self, v, m: drawn.append(m) or original(self, v, m)
         )
         again = run(args)
         assert again.summary["calls_made"] == 0 and len(drawn) == len(first.rows)
@@ -93,7 +97,7 @@ def test_other_code_other_keys_and_the_reply_cache_still_answers(words, monkeypa
 
 
 def test_memo_key_covers_the_settings_that_reach_a_request(tmp_path) -> None:
-    cell = runner.Cell("openai/m", "zeroshot", runner.Modality.LATEX, "isobench_parity", 0, 0)
+    cell = cells.Cell("openai/m", "zeroshot", cells.Modality.LATEX, "isobench_parity", 0, 0)
     keys = set()
     for extra in (
         [],

@@ -17,7 +17,9 @@ from isodyn.core import AnswerType, Level, Topic
 from isodyn.datasets.dynamath import parse_choices, release_seeds
 from isodyn.experiments.config import ConfigError, parse_overrides
 from isodyn.experiments.memo import ReplayMemo
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 # key -> (subject, level, answer type, question, answers per trial)

@@ -208,7 +208,7 @@ def test_settings_are_parsed_strictly_with_one_line(tmp_path: Path, words: list[
 
 def test_the_run_identity_ignores_a_trailing_slash(tmp_path: Path) -> None:
     from isodyn.experiments.config import parse_overrides
-    from isodyn.experiments.runner import run_identity
+    from isodyn.experiments.rundir import run_identity
 
     plain = parse_overrides(["api_base=http://127.0.0.1:9/v1", "models=openai/m"])
     slashed = parse_overrides(["api_base=http://127.0.0.1:9/v1/", "models=openai/m"])

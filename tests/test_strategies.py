@@ -90,7 +90,7 @@ def test_demonstrations_never_evaluation_variants_and_draw_is_seeded() -> None:
             seen.add(tuple(demos))
     assert len(seen) > 3  # the seeded draw does vary between questions
     from isodyn.experiments.config import ConfigError, parse_overrides
-    from isodyn.experiments.runner import plan_experiment
+    from isodyn.experiments.plan import plan_experiment
 
     with pytest.raises(ConfigError, match="variants must be at most"):
         plan_experiment(parse_overrides([f"variants={DEMO_INDEX_START + 1}"]))
@@ -259,20 +259,21 @@ def test_reading_an_undeclared_service_is_a_clear_error() -> None:
 
 def test_the_runner_grants_only_the_declared_services(tmp_path: Path) -> None:
     from isodyn.cache import ResponseCache
+    from isodyn.experiments.cells import RunMaterials, cell_context
     from isodyn.experiments.config import parse_overrides
     from isodyn.experiments.llm import CachedClient, Limits
-    from isodyn.experiments.runner import _context, _Materials, plan_experiment
+    from isodyn.experiments.plan import plan_experiment
     from isodyn.generators.render_cache import RenderCache
 
     plan = plan_experiment(parse_overrides([
         f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'cache'}", "variants=1", "seeds=isobench_parity",
         "modalities=image,latex", "strategies=zeroshot,isosp,permute+sc@3+antimem+cot3,dspy",
     ]))  # fmt: skip
-    materials = _Materials(plan.seeds, plan.config.base_seed, RenderCache(tmp_path / "renders"))
+    materials = RunMaterials(plan.seeds, plan.config.base_seed, RenderCache(tmp_path / "renders"))
     client = CachedClient(ResponseCache(tmp_path / "responses"), Limits())
     granted = {}
     for cell in plan.grid.cells:
-        services = _context(plan, cell, materials, client, tmp_path).services
+        services = cell_context(plan, cell, materials, client, tmp_path).services
         granted[cell.strategy] = {name for name, value in vars(services).items() if value is not None}
     assert granted == {
         "zeroshot": set(),

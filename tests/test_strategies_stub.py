@@ -6,7 +6,9 @@ import json
 import pytest
 
 from isodyn.experiments.config import ConfigError, parse_overrides
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 DESCRIPTION = "A graph with nodes 0 to 8; STUB-DESCRIPTION-MARKER"

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from isodyn.commands.run import DryRunEstimate, RunResult
     from isodyn.experiments.config import ExperimentConfig
     from isodyn.experiments.llm import CachedClient
-    from isodyn.experiments.runner import Plan
+    from isodyn.experiments.plan import Plan
     from isodyn.results import CellResult
 
 

@@ -18,7 +18,9 @@ from typing import Any
 
 from isodyn.analysis.metrics import robustness_table
 from isodyn.experiments.config import parse_overrides
-from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.runner import execute
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 # Reply styles a real model mixes: the JSON format, a box, an answer line, prose, a refusal.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from isodyn.commands.notices import Notice
     from isodyn.experiments.llm import CachedClient
-    from isodyn.experiments.runner import Plan
+    from isodyn.experiments.plan import Plan
     from isodyn.results import CellResult
 
 

@@ -28,16 +28,10 @@ from isodyn.experiments.config import (
     repeated_key,
     study_words,
 )
+from isodyn.experiments.plan import Plan, plan_experiment
+from isodyn.experiments.rundir import open_run_dir, run_lock_path
 from isodyn.experiments.runlock import RunLock
-from isodyn.experiments.runner import (
-    ModelUnavailable,
-    Plan,
-    dry_run,
-    execute,
-    open_run_dir,
-    plan_experiment,
-    run_lock_path,
-)
+from isodyn.experiments.runner import ModelUnavailable, dry_run, execute
 from isodyn.results import CellResult
 
 

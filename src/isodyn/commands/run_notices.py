@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from isodyn.core import Modality
 from isodyn.datasets.dynamath import ReleasedItem, release_summary
-from isodyn.experiments.runner import Plan
+from isodyn.experiments.plan import Plan
 from isodyn.models.catalog import is_local
 
 

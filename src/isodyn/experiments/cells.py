@@ -1,0 +1,275 @@
+"""One cell of the grid turned into its record: the variant drawn, the strategy run with only the services it
+declares, every call kept in order, the final reply graded (`run_cell`)."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from isodyn.core import Modality, Representation, Variant
+from isodyn.experiments.config import ExperimentConfig
+from isodyn.experiments.grid import Cell
+from isodyn.experiments.llm import (
+    BudgetExhausted,
+    CachedClient,
+    CacheMiss,
+    caused_by,
+    error_reason,
+    exception_chain,
+    redact,
+)
+from isodyn.experiments.memo import Replay, ReplayMemo
+from isodyn.experiments.plan import Plan
+from isodyn.generators import SeedProgram
+from isodyn.generators.render_cache import RenderCache
+from isodyn.models.catalog import is_local
+from isodyn.models.engine import EngineCrashed
+from isodyn.models.requests import ModelRequest, Reply, clean_reply, hash_images
+from isodyn.record import Call, CellResult, Labels, Outcome, Status, Usage
+from isodyn.scoring import DEFAULT_GRADER, Question, Tolerance, score_reply
+from isodyn.strategies import (
+    CellContext,
+    ComposedStrategy,
+    Describer,
+    Grading,
+    ModelFacts,
+    Preparation,
+    Service,
+    Services,
+)
+
+
+class RunMaterials:
+    """Variants and renderings for strategies: variants made once per run, renderings memoized on disk."""
+
+    def __init__(self, seeds: dict[str, SeedProgram], base_seed: int, renders: RenderCache) -> None:
+        self.seeds = seeds
+        self._base_seed = base_seed
+        self._renders = renders
+        self.variant = cache(self._variant)
+
+    def _variant(self, seed_id: str, index: int) -> Variant:
+        return self._renders.variant(self.seeds[seed_id], index, self._base_seed)
+
+    def render(self, variant: Variant, modality: Modality) -> Representation:
+        return self._renders.representation(self.seeds[variant.seed_id], variant, modality)
+
+
+def _generation_params(config: ExperimentConfig, model: str, repeat: int, sample: int) -> dict[str, Any]:
+    params: dict[str, Any] = {"temperature": config.temperature, "max_tokens": config.max_tokens}
+    if is_local(model):
+        # reproducible, distinct samples per repeat and sample for the local model
+        params["seed"] = repeat * 1000 + sample
+    return params
+
+
+def _asked(variant: Variant) -> Question:
+    """The question of a variant as its cell records it (compared with the default tolerance)."""
+    return Question(
+        variant.answer, variant.answer_type, variant.choices, variant.question,
+        variant.params.get("answer_unit") == "%", Tolerance(), variant.solution,
+    )  # fmt: skip
+
+
+def _labels(variant: Variant) -> Labels:
+    return Labels(variant.topic.value, variant.level.value, tuple(v.value for v in variant.variation_types))
+
+
+def cell_context(
+    plan: Plan, cell: Cell, materials: RunMaterials, client: CachedClient, run_dir: Path
+) -> CellContext:
+    """The cell as its strategy sees it: its facts, and only the services the strategy declared."""
+    config = plan.config
+    needs = plan.strategies[cell.strategy].needs
+    solver = plan.models[cell.model]
+    describer = plan.describer
+    services = Services(
+        materials=materials if Service.MATERIALS in needs else None,
+        describer=(
+            Describer(ModelFacts(describer.name, describer.vision) if describer else None)
+            if Service.DESCRIBER in needs
+            else None
+        ),
+        preparation=(
+            Preparation(
+                complete=_cleaned(client.reply),
+                api_base=config.api_base,
+                generation={"temperature": config.temperature, "max_tokens": config.max_tokens},
+                run_dir=run_dir,
+                cache_dir=config.cache_dir,
+            )
+            if Service.PREPARATION in needs
+            else None
+        ),
+        grading=Grading(config.grader) if Service.GRADING in needs else None,
+    )
+    return CellContext(
+        seed_id=cell.seed_id,
+        index=cell.variant,
+        modality=cell.modality,
+        repeat=cell.repeat,
+        base_seed=config.base_seed,
+        solver=ModelFacts(solver.name, solver.vision),
+        services=services,
+    )
+
+
+# (request, its messages with images hashed) -> (reply, cache key, cache hit)
+Backend = Callable[[ModelRequest, Any], Awaitable[tuple[Reply, str, bool]]]
+
+
+async def run_cell(
+    plan: Plan,
+    cell: Cell,
+    materials: RunMaterials,
+    client: CachedClient,
+    run_dir: Path,
+    backend: Backend,
+    memo: ReplayMemo | None = None,
+) -> CellResult:
+    """One cell's result. `backend` makes (or replays, or estimates) each call; a CacheMiss (replay-only
+    pass) or BudgetExhausted propagates so the cell is left for later instead of recorded. With a
+    `memo`, a cell that ran before is replayed from it, and a cell that runs now is stored in it."""
+    strategy = plan.strategies[cell.strategy]
+    if memo is not None and not (strategy.memoizable and plan.seeds[cell.seed_id].memoizable):
+        memo = None
+    remembered = _from_memo(memo, cell, client) if memo is not None else None
+    if remembered is not None:
+        calls, replay = remembered
+        scored = replay.scored_variant()
+        return _scored(cell, scored, replay.response, replay.notes, calls, plan.config.grader)
+    variant = materials.variant(cell.seed_id, cell.variant)
+    ctx = cell_context(plan, cell, materials, client, run_dir)
+    reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
+    if reason:
+        return CellResult(
+            cell=cell, asked=_asked(variant), labels=_labels(variant), outcome=Outcome(Status.SKIPPED, reason)
+        )
+    transcript: list[Call] = []
+    try:
+        reply = await _run_strategy(plan, cell, strategy, variant, materials, ctx, backend, transcript)
+    except (CacheMiss, BudgetExhausted):
+        raise
+    except Exception as exc:  # a failed call is recorded on its cell; the run goes on
+        local = is_local_failure(exc)
+        failed = Outcome.from_reason(
+            LOCAL_FAILURE if local else error_reason(exc),
+            redact(_local_cause(exc) if local else str(exc))[:500],
+        )
+        calls = tuple(transcript)
+        return CellResult(
+            cell=cell, asked=_asked(variant), labels=_labels(variant), outcome=failed, calls=calls,
+            usage=replace(Usage.of(calls), cache_hit=None), notes=ctx.notes,
+        )  # fmt: skip
+    scored = ctx.scored_variant or variant
+    if memo is not None:
+        other = None if scored is variant else scored.to_json()
+        memo.put(cell, Replay(variant, tuple(transcript), reply.text, ctx.notes, other))
+    return _scored(cell, scored, reply.text, ctx.notes, tuple(transcript), plan.config.grader)
+
+
+# A cell that failed on this machine (disk, permissions, a store), not at the model: the run is not
+# complete, and resuming it runs the cell again, with every reply it had received reused.
+LOCAL_FAILURE = "error:local"
+
+
+def is_local_failure(exc: BaseException) -> bool:
+    """A failure of this machine's disk or files rather than of the model or the network (socket
+    errors, timeouts and refused connections are OSErrors too, and are not local)."""
+    if isinstance(exc, sqlite3.Error) or caused_by(exc, EngineCrashed):
+        return True  # a store failed, or the embedded engine's native code died on this CPU
+    network = (ConnectionError, TimeoutError, socket.gaierror, socket.herror)
+    return isinstance(exc, OSError) and not isinstance(exc, network)
+
+
+def _local_cause(exc: BaseException) -> str:
+    """What failed on this machine, in its own words (not litellm's wrapper and its traceback)."""
+    local = (link for link in exception_chain(exc) if isinstance(link, (EngineCrashed, sqlite3.Error)))
+    cause = next(local, exc)
+    return str(cause) if isinstance(cause, EngineCrashed) else f"{type(cause).__name__}: {cause}"
+
+
+Complete = Callable[[ModelRequest], Awaitable[Reply]]
+
+
+def _cleaned(complete: Complete) -> Complete:
+    """A strategy's call outside the transcript (a description): its text goes into later prompts."""
+
+    async def cleaned(request: ModelRequest) -> Reply:
+        return clean_reply(await complete(request))
+
+    return cleaned
+
+
+def _scored(
+    cell: Cell,
+    scored: Variant,
+    text: str,
+    notes: dict[str, Any],
+    calls: tuple[Call, ...],
+    grader: str = DEFAULT_GRADER,
+) -> CellResult:
+    """The result of a cell whose strategy finished: the final reply graded against `scored` (the
+    variant the strategy asked about, which a permuting strategy may have reordered)."""
+    score = score_reply(text, scored, grader=grader)
+    return CellResult(
+        cell=cell, asked=_asked(scored), labels=_labels(scored), outcome=Outcome(Status(score.reason)),
+        scores={score.grader: score}, decided_by=score.grader, response=text, calls=calls,
+        usage=Usage.of(calls), notes=notes,
+    )  # fmt: skip
+
+
+async def _run_strategy(
+    plan: Plan,
+    cell: Cell,
+    strategy: ComposedStrategy,
+    variant: Variant,
+    materials: RunMaterials,
+    ctx: CellContext,
+    backend: Backend,
+    transcript: list[Call],
+) -> Reply:
+    """Draw the cell's representation and run its strategy; every call is appended to `transcript`."""
+    representation = materials.render(variant, cell.modality)
+
+    async def ask(
+        messages: list[dict[str, Any]], step: str, *, model: str | None = None, sample: int = 0
+    ) -> Reply:
+        chosen = model or cell.model
+        request = ModelRequest(
+            model=chosen,
+            messages=messages,
+            params=_generation_params(plan.config, chosen, cell.repeat, sample),
+            api_base=plan.config.api_base,
+            repeat=cell.repeat,
+            step=step,
+            sample=sample,
+        )
+        asked = Call(step=step, model=chosen, sample=sample, messages=hash_images(messages))
+        place = len(transcript)
+        transcript.append(asked)  # in call order, even if the call fails
+        reply, key, hit = await backend(request, asked.messages)
+        reply = clean_reply(reply)  # where a reply enters the record: text UTF-8 can encode
+        transcript[place] = replace(
+            asked, key=key, cache_hit=hit, response=reply.text, prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens, cost_usd=reply.cost_usd,
+            latency_s=round(reply.latency_s, 4),
+        )  # fmt: skip
+        return reply
+
+    return await strategy.run(variant, representation, ask, ctx)
+
+
+def _from_memo(memo: ReplayMemo, cell: Cell, client: CachedClient) -> tuple[tuple[Call, ...], Replay] | None:
+    """The cell's calls from its memo entry (every call a cache hit), or None."""
+    replay = memo.get(cell)
+    if replay is None:
+        return None
+    calls = tuple(replace(call, cache_hit=True) for call in replay.calls)
+    client.cache_hits += len(calls)
+    return calls, replay

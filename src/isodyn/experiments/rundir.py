@@ -1,0 +1,147 @@
+"""A run's directory over its life: its identity, a new folder or the unfinished one to resume, what earlier
+processes of it spent, and what `exp cache stats` remembers of the last run."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from isodyn.datasets.kinds import resolved
+from isodyn.experiments.cells import LOCAL_FAILURE
+from isodyn.experiments.config import ExperimentConfig
+from isodyn.experiments.runlock import RunLock
+from isodyn.record import CellResult
+from isodyn.results import read_results
+from isodyn.scoring import DEFAULT_GRADER
+
+# The settings that decide which cells exist and what each asks; two commands that agree on these
+# are the same run (so an unfinished one is resumed), whatever their concurrency or budget.
+RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base_seed", "repeats",
+                "temperature", "max_tokens", "api_base", "describer", "vision")  # fmt: skip
+
+
+def run_identity(config: ExperimentConfig) -> str:
+    # The dataset only when there is one, so runs on generated seeds keep their identity.
+    extra: dict[str, Any] = {"dataset": resolved(config.dataset)} if config.dataset is not None else {}
+    if config.grader != DEFAULT_GRADER:  # the default is left out so earlier runs keep their identity
+        extra["grader"] = config.grader
+    # the same models and strategies in another order are the same run
+    extra |= {"models": sorted(config.models), "strategies": sorted(config.strategies)}
+    return config.digest(RUN_IDENTITY, **extra)[:12]
+
+
+def run_lock_path(config: ExperimentConfig) -> Path:
+    """The lock of a run identity under one `out` directory (kept in the cache, not among the runs)."""
+    where = hashlib.sha256(str(config.out.resolve()).encode()).hexdigest()[:12]
+    return config.cache_dir / "locks" / f"{where}-{run_identity(config)}.lock"
+
+
+def is_complete(run_dir: Path) -> bool:
+    """Finished, by its summary; a missing or damaged summary (a crash while writing it) is not."""
+    try:
+        return bool(json.loads((run_dir / "summary.json").read_text()).get("complete", True))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[CellResult]]:
+    """The latest unfinished run with this identity (to resume, with its results), or a new directory."""
+    identity = run_identity(config)
+    earlier = run_folders(config.out, identity)
+    if resume and earlier and not is_complete(earlier[-1]):
+        # Taken before the read: setting damaged lines aside rewrites results.jsonl, which another
+        # process (another cache_dir, so another run lock) may be appending to; it stops here.
+        with RunLock(earlier[-1] / ".lock"):
+            # a run that stopped before its first row resumes with none; damaged lines are set aside
+            return earlier[-1], read_results(earlier[-1], repair=True, missing_ok=True).results
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    run_dir = config.out / f"{stamp}-{identity}"
+    while run_dir.exists():  # two runs in the same second
+        stamp += "x"
+        run_dir = config.out / f"{stamp}-{identity}"
+    run_dir.mkdir(parents=True)
+    return run_dir, []
+
+
+def run_folders(out: Path, identity: str) -> list[Path]:
+    """The run folders of an identity under `out`, oldest first. Only the names `open_run_dir` gives
+    (a stamp, an x per clash within a second, the identity) count: a folder whose name merely ends
+    in the identity (a user's `old-<identity>` backup) is never resumed into."""
+    if not out.is_dir():
+        return []
+    own = re.compile(rf"\d{{8}}-\d{{6}}x*-{re.escape(identity)}")
+    return sorted(p for p in out.iterdir() if own.fullmatch(p.name) and p.is_dir())
+
+
+def new_run_dir(config: ExperimentConfig) -> Path:
+    """A fresh directory, never a resumed one."""
+    return open_run_dir(config, resume=False)[0]
+
+
+def cell_of(row: dict[str, Any]) -> tuple[str, str, str, str, int, int]:
+    """A results.jsonl row's cell (as `CellResult.cell`)."""
+    return (row["model"], row["strategy"], row["modality"], row["seed_id"], row["variant"], row["repeat"])
+
+
+SPENDING = ("calls_made", "cache_hits", "retries", "cost_usd")
+
+
+def earlier_spending(log_path: Path, done: list[CellResult]) -> dict[str, float]:
+    """What earlier processes of a resumed run spent: requests, retries and cost from their events
+    in log.jsonl (every request sent leaves one), cache hits from the transcripts of their cells."""
+    spent = dict.fromkeys(SPENDING, 0.0)
+    spent["cache_hits"] = float(sum(bool(c.cache_hit) for r in done for c in r.transcript))
+    if not done or not log_path.is_file():
+        return spent
+    for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut by a crash
+        kind = event.get("event") if isinstance(event, dict) else None
+        if kind in ("call", "retry", "error"):
+            spent["calls_made"] += 1
+            spent["retries"] += kind == "retry"
+            spent["cost_usd"] += float(event.get("cost_usd") or 0.0)
+    return spent
+
+
+def without_local_failures(run_dir: Path, done: list[CellResult]) -> list[CellResult]:
+    """The resumed rows less the cells that failed on this machine, which run again; their rows
+    leave results.jsonl (rewritten whole, atomically) so each cell keeps one row."""
+    kept = [r for r in done if r.reason != LOCAL_FAILURE]
+    if len(kept) == len(done):
+        return done
+    path = run_dir / "results.jsonl"
+    lines = [line for line in path.read_bytes().splitlines(keepends=True) if not _is_local_row(line)]
+    temporary = path.with_suffix(".jsonl.tmp")
+    temporary.write_bytes(b"".join(lines))
+    temporary.replace(path)
+    return kept
+
+
+def _is_local_row(line: bytes) -> bool:
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and row.get("reason") == LOCAL_FAILURE
+
+
+def remember_last_run(cache_dir: Path, summary: dict[str, Any], run_dir: Path) -> None:
+    """For `exp cache stats`: the last run's calls and hits."""
+    lookups = summary["calls_made"] + summary["cache_hits"]
+    record = {
+        "run_dir": str(run_dir),
+        "calls_made": summary["calls_made"],
+        "cache_hits": summary["cache_hits"],
+        "hit_rate": summary["cache_hits"] / lookups if lookups else None,
+    }
+    # only for `exp cache stats`; a full or read-only cache folder is said elsewhere
+    with contextlib.suppress(OSError):
+        (cache_dir / "last_run.json").write_text(json.dumps(record, indent=2) + "\n")
