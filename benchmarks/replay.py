@@ -85,7 +85,7 @@ def side_by_side(words: list[str], other: str, rounds: int) -> None:
     print(f"A = this isodyn, B = {other}")
     print("round  side  run phase s  whole process s")
     for number in range(1, rounds + 1):
-        for name, source in (sources.items() if number % 2 else reversed(sources.items())):
+        for name, source in sources.items() if number % 2 else reversed(sources.items()):
             result = rerun(words, source)
             runs[name].append(result)
             print(f"{number:5}  {name:4}  {result['run_s']:11.2f}  {result['total_s']:15.2f}")

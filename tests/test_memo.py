@@ -10,7 +10,6 @@ import pytest
 import isodyn.experiments.cells as cells
 import isodyn.experiments.memo as memo_module
 import isodyn.experiments.rundir as rundir
-import isodyn.experiments.runner as runner
 from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import plan_experiment
