@@ -4,22 +4,23 @@ A `CellResult` is the cell's identity (`Cell`), the question as asked (`Question
 type: text, options as shown, truth, answer type, tolerance, solution), the variant's labels
 (`Labels`), what happened (`Outcome`: a status and its detail), the verdicts by grader (`scores`, a
 `Score` each; `decided_by` names the one the cell takes, so a rescore or a judge adds a score
-instead of a sibling field), the final reply, the calls in order (`Call`) and what they cost
-(`Usage`).
+instead of a sibling field), the final reply, the calls in order (`calls.Call`) and what they cost
+(`calls.Usage`).
 
-`results.jsonl` holds the record flat (`to_row`, schema 3): one column per `Row` field, the verdict
+`results.jsonl` holds the record flat (`to_row`, schema 3): one column per `schema.Row` field, the verdict
 in the columns the analysis reads, and every score under `scores` when there is more than one. The
 flat names are also read-only properties of the record (`result.correct`, `result.model`), the
-vocabulary every table and report uses; `Column` names them for the analysis layer.
+vocabulary every table and report uses; `schema.Column` names them for the analysis layer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from isodyn.calls import Call, Usage
 from isodyn.core import AnswerType, Modality
 from isodyn.schema import JUDGE, SCHEMA_VERSION, migrate
 from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, get_grader
@@ -100,65 +101,6 @@ class Labels:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Call:
-    """One model call of a cell, in call order: the request (images replaced by their hashes) and,
-    once it returned, the reply, its cache key and what it cost. A call that failed has no reply."""
-
-    step: str
-    model: str
-    sample: int = 0
-    messages: Sequence[dict[str, Any]] = ()
-    key: str | None = None
-    cache_hit: bool | None = None
-    response: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-
-    @property
-    def returned(self) -> bool:
-        return self.key is not None
-
-    def to_json(self) -> dict[str, Any]:
-        data = {name: getattr(self, name) for name in CALL_FIELDS}
-        data["messages"] = list(self.messages)
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Call:
-        values = {k: v for k, v in data.items() if v is not None and k in CALL_FIELDS}
-        if "step" in values and "model" in values:
-            return cls(**values)
-        return cls(**{"step": "answer", "model": "", **values})
-
-
-CALL_FIELDS = tuple(f.name for f in fields(Call))
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """What a cell's returned calls cost; `cache_hit` when every one came from the cache."""
-
-    cache_hit: bool | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-
-    @classmethod
-    def of(cls, calls: Sequence[Call]) -> Usage:
-        returned = [c for c in calls if c.returned]
-        return cls(
-            all(c.cache_hit for c in returned),
-            sum(c.prompt_tokens for c in returned),
-            sum(c.completion_tokens for c in returned),
-            sum(c.cost_usd for c in returned),
-            round(sum(c.latency_s for c in returned), 4),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class CellResult:
     """One cell of the grid, as run and graded."""
 
@@ -170,7 +112,7 @@ class CellResult:
     decided_by: str | None = None  # the score that is the cell's verdict (None: not graded)
     response: str | None = None  # the final reply that was graded
     calls: tuple[Call, ...] = ()
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     notes: dict[str, Any] = field(default_factory=dict)
     schema: int = SCHEMA_VERSION
 
@@ -434,91 +376,3 @@ def score_from_json(grader: str, data: Mapping[str, Any]) -> Score:
         bool(data.get("correct")), data.get("extracted"), str(data.get("reason", "ok")),
         str(data.get("method", "")), data.get("ambiguity"), grader, data.get("detail"),
     )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Row:
-    """The columns of a results.jsonl line (schema 3) and their JSON types: what `to_row` writes and
-    the reader checks each line against (`results.record_check`). The record's flat properties and
-    `Column` have these names."""
-
-    model: str
-    strategy: str
-    modality: str
-    seed_id: str
-    variant: int
-    repeat: int = 0
-    topic: str = ""
-    level: str = ""
-    answer_type: str = AnswerType.TEXT.value
-    question: str = ""
-    choices: tuple[str, ...] = ()  # in the order shown (a permuting strategy records its order in notes)
-    truth: str = ""
-    percent_question: bool = False
-    abs_tol: float = Tolerance().absolute
-    rel_tol: float = Tolerance().relative
-    solution: str = ""
-    variation_types: tuple[str, ...] = ()
-    reason: str = "ok"  # ok, extraction_failed (graded), skipped: why, error:kind
-    correct: bool | None = None
-    extracted: str | None = None
-    method: str | None = None
-    ambiguity: str | None = None
-    grader: str | None = None  # the score the verdict columns hold
-    response: str | None = None
-    error: str | None = None
-    scores: dict[str, Any] = field(default_factory=dict)  # every score by grader, when not only one
-    transcript: tuple[Call, ...] = ()
-    notes: dict[str, Any] = field(default_factory=dict)
-    cache_hit: bool | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-    schema: int = SCHEMA_VERSION
-
-
-ROW_FIELDS = tuple(f.name for f in fields(Row))
-
-
-class Column(StrEnum):
-    """The names of results.jsonl's columns, for the analysis layer (one member per `Row` field)."""
-
-    model = "model"
-    strategy = "strategy"
-    modality = "modality"
-    seed_id = "seed_id"
-    variant = "variant"
-    repeat = "repeat"
-    topic = "topic"
-    level = "level"
-    answer_type = "answer_type"
-    question = "question"
-    choices = "choices"
-    truth = "truth"
-    percent_question = "percent_question"
-    abs_tol = "abs_tol"
-    rel_tol = "rel_tol"
-    solution = "solution"
-    variation_types = "variation_types"
-    reason = "reason"
-    correct = "correct"
-    extracted = "extracted"
-    method = "method"
-    ambiguity = "ambiguity"
-    grader = "grader"
-    response = "response"
-    error = "error"
-    scores = "scores"
-    transcript = "transcript"
-    notes = "notes"
-    cache_hit = "cache_hit"
-    prompt_tokens = "prompt_tokens"
-    completion_tokens = "completion_tokens"
-    cost_usd = "cost_usd"
-    latency_s = "latency_s"
-    schema = "schema"
-
-
-if tuple(Column) != ROW_FIELDS:  # the names are the record's: a column added to one is added to both
-    raise TypeError("record.Column and record.Row list different columns")

@@ -6,7 +6,7 @@ A line of `results.jsonl` is a `CellResult` flat (`CellResult.to_row`), written 
 Frozen dataclasses rather than pydantic or msgspec models: the record needs no validation beyond
 its own reader, the standard library keeps it dependency-free, and orjson writes them natively, so
 the hot path of a cached rerun (a few hundred thousand rows) stays fast. The reader checks each row
-against the columns' own annotations (`record.Row`, `record_check`): a row that does not fit is set
+against the columns' own annotations (`schema.Row`, `record_check`): a row that does not fit is set
 aside like a damaged line, and a row of a newer schema refuses the run (`NewerRun`).
 """
 
@@ -23,10 +23,11 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import orjson
 
+from isodyn.calls import Call
 from isodyn.core import AnswerType, Modality
 from isodyn.errors import IsodynError
-from isodyn.record import ROW_FIELDS, Call, CellResult, Row
-from isodyn.schema import SCHEMA_VERSION, migrate
+from isodyn.record import CellResult
+from isodyn.schema import ROW_FIELDS, SCHEMA_VERSION, Row, migrate
 
 __all__ = ["SCHEMA_VERSION", "Call", "CellResult", "NewerRun", "Run", "read_results", "result_line"]
 

@@ -1,4 +1,5 @@
-"""The versions of results.jsonl's rows, and how a row of an older one becomes a current row.
+"""The columns of results.jsonl (`Row`, `Column`), the versions of its rows, and how a row of an older
+version becomes a current row (`migrate`).
 
 1: rows before the record (no `schema` key); 2: the flat record, with the judge's reading beside the
 verdict (`judge_extract`); 3: the composed record (`isodyn.record`), every score under `scores`.
@@ -7,9 +8,13 @@ verdict (`judge_extract`); 3: the composed record (`isodyn.record`), every score
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
-from isodyn.scoring import DEFAULT_GRADER
+from isodyn.calls import Call
+from isodyn.core import AnswerType
+from isodyn.scoring import DEFAULT_GRADER, Tolerance
 from isodyn.scoring.extract import NONE_FOUND
 
 SCHEMA_VERSION = 3
@@ -77,3 +82,91 @@ def _asked_in_transcript(transcript: Iterable[dict[str, Any]]) -> str:
                     return content
                 return "\n".join(p.get("text", "") for p in content or () if isinstance(p, dict))
     return ""
+
+
+@dataclass(frozen=True)
+class Row:
+    """The columns of a results.jsonl line (schema 3) and their JSON types: what `to_row` writes and
+    the reader checks each line against (`results.record_check`). The record's flat properties and
+    `Column` have these names."""
+
+    model: str
+    strategy: str
+    modality: str
+    seed_id: str
+    variant: int
+    repeat: int = 0
+    topic: str = ""
+    level: str = ""
+    answer_type: str = AnswerType.TEXT.value
+    question: str = ""
+    choices: tuple[str, ...] = ()  # in the order shown (a permuting strategy records its order in notes)
+    truth: str = ""
+    percent_question: bool = False
+    abs_tol: float = Tolerance().absolute
+    rel_tol: float = Tolerance().relative
+    solution: str = ""
+    variation_types: tuple[str, ...] = ()
+    reason: str = "ok"  # ok, extraction_failed (graded), skipped: why, error:kind
+    correct: bool | None = None
+    extracted: str | None = None
+    method: str | None = None
+    ambiguity: str | None = None
+    grader: str | None = None  # the score the verdict columns hold
+    response: str | None = None
+    error: str | None = None
+    scores: dict[str, Any] = field(default_factory=dict)  # every score by grader, when not only one
+    transcript: tuple[Call, ...] = ()
+    notes: dict[str, Any] = field(default_factory=dict)
+    cache_hit: bool | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    schema: int = SCHEMA_VERSION
+
+
+ROW_FIELDS = tuple(f.name for f in fields(Row))
+
+
+class Column(StrEnum):
+    """The names of results.jsonl's columns, for the analysis layer (one member per `Row` field)."""
+
+    model = "model"
+    strategy = "strategy"
+    modality = "modality"
+    seed_id = "seed_id"
+    variant = "variant"
+    repeat = "repeat"
+    topic = "topic"
+    level = "level"
+    answer_type = "answer_type"
+    question = "question"
+    choices = "choices"
+    truth = "truth"
+    percent_question = "percent_question"
+    abs_tol = "abs_tol"
+    rel_tol = "rel_tol"
+    solution = "solution"
+    variation_types = "variation_types"
+    reason = "reason"
+    correct = "correct"
+    extracted = "extracted"
+    method = "method"
+    ambiguity = "ambiguity"
+    grader = "grader"
+    response = "response"
+    error = "error"
+    scores = "scores"
+    transcript = "transcript"
+    notes = "notes"
+    cache_hit = "cache_hit"
+    prompt_tokens = "prompt_tokens"
+    completion_tokens = "completion_tokens"
+    cost_usd = "cost_usd"
+    latency_s = "latency_s"
+    schema = "schema"
+
+
+if tuple(Column) != ROW_FIELDS:  # the names are the record's: a column added to one is added to both
+    raise TypeError("schema.Column and schema.Row list different columns")

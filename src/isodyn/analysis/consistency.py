@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from isodyn.record import Column
+from isodyn.schema import Column
 from isodyn.scoring.keys import answer_key
 
 VARIANT = (Column.seed_id, Column.variant)  # one variant of a seed, over its repeats

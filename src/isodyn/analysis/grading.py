@@ -21,8 +21,8 @@ from isodyn.analysis.columns import ARM, cell_label, labels
 from isodyn.analysis.metrics import graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import format_value
-from isodyn.record import Column
 from isodyn.results import CellResult, results_frame
+from isodyn.schema import Column
 from isodyn.scoring import GRADERS, Tolerance
 from isodyn.scoring.extract import CLEAR
 

@@ -19,7 +19,8 @@ import pandas as pd
 
 from isodyn.analysis.columns import ARM, labels
 from isodyn.analysis.stats import cluster_bootstrap, seed_table
-from isodyn.record import Column, Status, status_of
+from isodyn.record import Status, status_of
+from isodyn.schema import Column
 
 GRADED_REASONS = ("ok", "extraction_failed")
 

@@ -13,7 +13,7 @@ import pandas as pd
 
 from isodyn import core
 from isodyn.analysis.columns import ITEM
-from isodyn.record import Column
+from isodyn.schema import Column
 
 TASK = (Column.model, Column.seed_id)  # a model on a task (IsoBench's task: a seed and its variants)
 TEXT_MODALITIES = tuple(m.value for m in core.TEXT_MODALITIES)

@@ -12,7 +12,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from isodyn.analysis.columns import ARM
-from isodyn.record import Column
+from isodyn.schema import Column
 from isodyn.textsafe import visible
 
 

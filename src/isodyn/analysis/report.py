@@ -26,8 +26,8 @@ from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
 from isodyn.errors import IsodynError
-from isodyn.record import Column
 from isodyn.results import CellResult, read_json, results_frame
+from isodyn.schema import Column
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
 
 WRONG_SAMPLES = 5

@@ -29,9 +29,9 @@ from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.process import error_distribution
 from isodyn.analysis.tables import dynamath_table, format_value, isobench_layout, overview_table
-from isodyn.record import Column
 from isodyn.registry import Registry
 from isodyn.results import CellResult
+from isodyn.schema import Column
 
 Table = tuple[str, str, pd.DataFrame]  # (title, caption, table)
 

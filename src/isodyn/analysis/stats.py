@@ -21,7 +21,7 @@ import pandas as pd
 from scipy import stats
 
 from isodyn.analysis.columns import ITEM
-from isodyn.record import Column
+from isodyn.schema import Column
 
 # Resample weights are built in blocks so memory stays bounded for many seeds.
 _BLOCK_ENTRIES = 4_000_000

@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from isodyn.calls import Call, Usage
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.grid import Cell
@@ -30,7 +31,7 @@ from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import is_local
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.requests import ModelRequest, Reply, clean_reply, hash_images
-from isodyn.record import Call, CellResult, Labels, Outcome, Status, Usage
+from isodyn.record import CellResult, Labels, Outcome, Status
 from isodyn.scoring import DEFAULT_GRADER, Question, Tolerance, score_reply
 from isodyn.strategies import (
     CellContext,

@@ -30,9 +30,10 @@ import diskcache
 
 import isodyn
 from isodyn.cache.stores import open_store
+from isodyn.calls import Call
 from isodyn.core import Variant
 from isodyn.experiments.config import ExperimentConfig
-from isodyn.record import Call, Cell
+from isodyn.record import Cell
 
 # Settings that reach a request or a strategy's choices; the rest (budget, concurrency...) do not.
 REQUEST_SETTINGS = ("base_seed", "temperature", "max_tokens", "api_base", "describer", "vision")
