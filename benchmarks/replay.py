@@ -59,7 +59,7 @@ print(json.dumps({"cells": outcome.summary["cells"], "calls": outcome.summary["c
 """
 
 
-async def instant(request, timeout_s=None) -> Reply:
+async def instant(request, timeout_s=None, api_key_env=None) -> Reply:
     return Reply(text='{"solution": "s", "short answer": "A"}', prompt_tokens=10, completion_tokens=5)
 
 
@@ -119,6 +119,7 @@ def main() -> None:
         plan = plan_experiment(parse_overrides(words))
         fill = asyncio.run(execute(plan, new_run_dir(plan.config)))
         fill_s = time.perf_counter() - started
+        assert fill.summary["errors"] == 0, "the fill failed: a rerun would have nothing to replay"
         if other:
             side_by_side(words, other, rounds)
             return

@@ -57,11 +57,16 @@ class Usage:
 
     @classmethod
     def of(cls, calls: Sequence[Call]) -> Usage:
-        returned = [c for c in calls if c.returned]
-        return cls(
-            all(c.cache_hit for c in returned),
-            sum(c.prompt_tokens for c in returned),
-            sum(c.completion_tokens for c in returned),
-            sum(c.cost_usd for c in returned),
-            round(sum(c.latency_s for c in returned), 4),
-        )  # fmt: skip
+        # sums start at 0 as `sum` does, so a cell with no returned call writes the same 0 it did
+        hit, prompt, completion = True, 0, 0
+        cost: float = 0
+        latency: float = 0
+        for call in calls:  # one pass: this runs for every cell of a replay
+            if call.key is None:
+                continue  # a call that failed returned nothing and cost nothing
+            hit = hit and bool(call.cache_hit)
+            prompt += call.prompt_tokens
+            completion += call.completion_tokens
+            cost += call.cost_usd
+            latency += call.latency_s
+        return cls(hit, prompt, completion, cost, round(latency, 4))

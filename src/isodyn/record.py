@@ -293,29 +293,32 @@ class CellResult:
         return row
 
     def flat(self) -> dict[str, Any]:
-        """The `Row` columns, their values as the record holds them (calls as `Call`s, tuples)."""
+        """The `Row` columns, their values as the record holds them (calls as `Call`s, tuples). On
+        the path of every written row: each part is read once, not through the properties."""
+        cell, asked, labels, outcome, usage = self.cell, self.asked, self.labels, self.outcome, self.usage
+        verdict = self.verdict
         return {
-            "model": self.cell.model, "strategy": self.cell.strategy, "modality": self.cell.modality.value,
-            "seed_id": self.cell.seed_id, "variant": self.cell.variant, "repeat": self.cell.repeat,
-            "topic": self.labels.topic, "level": self.labels.level,
-            "answer_type": self.asked.answer_type.value,
-            "question": self.asked.text, "choices": self.asked.choices, "truth": self.asked.truth,
-            "percent_question": self.asked.percent_question, "abs_tol": self.asked.tolerance.absolute,
-            "rel_tol": self.asked.tolerance.relative, "solution": self.asked.solution,
-            "variation_types": self.labels.variation_types, "reason": self.outcome.reason,
-            "correct": self.correct, "extracted": self.extracted, "method": self.method,
-            "ambiguity": self.ambiguity, "grader": self.decided_by, "response": self.response,
-            "error": self.outcome.message,
-            "scores": self._scores_json(),
-            "transcript": self.calls, "notes": self.notes, "cache_hit": self.usage.cache_hit,
-            "prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens,
-            "cost_usd": self.usage.cost_usd, "latency_s": self.usage.latency_s, "schema": self.schema,
+            "model": cell.model, "strategy": cell.strategy, "modality": cell.modality.value,
+            "seed_id": cell.seed_id, "variant": cell.variant, "repeat": cell.repeat,
+            "topic": labels.topic, "level": labels.level, "answer_type": asked.answer_type.value,
+            "question": asked.text, "choices": asked.choices, "truth": asked.truth,
+            "percent_question": asked.percent_question, "abs_tol": asked.tolerance.absolute,
+            "rel_tol": asked.tolerance.relative, "solution": asked.solution,
+            "variation_types": labels.variation_types, "reason": outcome.reason,
+            "correct": verdict.correct if verdict else None,
+            "extracted": verdict.extracted if verdict else None,
+            "method": verdict.method if verdict else None,
+            "ambiguity": verdict.ambiguity if verdict else None,
+            "grader": self.decided_by, "response": self.response, "error": outcome.message,
+            "scores": self._scores_json(verdict),
+            "transcript": self.calls, "notes": self.notes, "cache_hit": usage.cache_hit,
+            "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+            "cost_usd": usage.cost_usd, "latency_s": usage.latency_s, "schema": self.schema,
         }  # fmt: skip
 
-    def _scores_json(self) -> dict[str, Any]:
+    def _scores_json(self, verdict: Score | None) -> dict[str, Any]:
         """Every score, when the verdict is not the only one or keeps a detail; else none (the verdict
         columns say it all)."""
-        verdict = self.verdict
         if len(self.scores) <= 1 and (verdict is None or verdict.detail is None):
             return {}
         return {name: score_json(score) for name, score in self.scores.items()}

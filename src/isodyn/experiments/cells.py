@@ -170,7 +170,8 @@ async def run_cell(
     scored = ctx.scored_variant or variant
     if memo is not None:
         other = None if scored is variant else scored.to_json()
-        memo.put(cell, Replay(variant, tuple(transcript), reply.text, ctx.notes, other))
+        replayed = tuple(replace(call, cache_hit=True) for call in transcript)  # as a replay will be
+        memo.put(cell, Replay(variant, replayed, reply.text, ctx.notes, other))
     return _scored(cell, scored, reply.text, ctx.notes, tuple(transcript), plan.config.grader)
 
 
@@ -267,10 +268,9 @@ async def _run_strategy(
 
 
 def _from_memo(memo: ReplayMemo, cell: Cell, client: CachedClient) -> tuple[tuple[Call, ...], Replay] | None:
-    """The cell's calls from its memo entry (every call a cache hit), or None."""
+    """The cell's calls from its memo entry (stored as cache hits, which they are now), or None."""
     replay = memo.get(cell)
     if replay is None:
         return None
-    calls = tuple(replace(call, cache_hit=True) for call in replay.calls)
-    client.cache_hits += len(calls)
-    return calls, replay
+    client.cache_hits += len(replay.calls)
+    return replay.calls, replay

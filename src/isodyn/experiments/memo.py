@@ -66,7 +66,7 @@ class Replay:
     """One cell as it ran: its variant, its transcript, and what the strategy concluded."""
 
     variant: Variant
-    calls: tuple[Call, ...]  # in call order: request (images hashed), key, reply
+    calls: tuple[Call, ...]  # in call order: request (images hashed), key, reply; each a cache hit
     response: str  # the final reply's text (a vote or a remapped letter may not be any call's text)
     notes: dict[str, Any]
     scored: dict[str, Any] | None  # Variant.to_json() when the strategy scored another variant
