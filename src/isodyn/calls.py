@@ -29,6 +29,15 @@ class Call:
     def returned(self) -> bool:
         return self.key is not None
 
+    # Pickling (the replay memo holds calls) by a tuple of values in field order: dataclasses' own
+    # way for a frozen class with slots looks its fields up again for every call it unpickles.
+    def __getstate__(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in CALL_FIELDS)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for name, value in zip(CALL_FIELDS, state, strict=True):
+            object.__setattr__(self, name, value)
+
     def to_json(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in CALL_FIELDS}
         data["messages"] = list(self.messages)
