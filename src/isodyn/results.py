@@ -27,7 +27,7 @@ from isodyn.calls import Call
 from isodyn.core import AnswerType, Modality
 from isodyn.errors import IsodynError
 from isodyn.record import CellResult
-from isodyn.schema import ROW_FIELDS, SCHEMA_VERSION, Row, migrate
+from isodyn.schema import ROW_FIELDS, SCHEMA_VERSION, Row, ScoreRow, migrate
 
 __all__ = ["SCHEMA_VERSION", "Call", "CellResult", "NewerRun", "Run", "read_results", "result_line"]
 
@@ -186,19 +186,7 @@ _ANSWER_TYPES = frozenset(t.value for t in AnswerType)
 _MODALITIES = frozenset(m.value for m in Modality)
 
 
-@dataclass(frozen=True)
-class _ScoreRow:
-    """A score under a row's `scores` (see `record.score_json`): its JSON types."""
-
-    correct: bool
-    extracted: str | None
-    reason: str
-    method: str | None
-    ambiguity: str | None = None
-    detail: dict[str, Any] | None = None
-
-
-_SCORE_CHECK = record_check(_ScoreRow)
+_SCORE_CHECK = record_check(ScoreRow)
 
 
 _CELL_CHECK = record_check(Row)

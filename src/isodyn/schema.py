@@ -129,6 +129,19 @@ class Row:
 ROW_FIELDS = tuple(f.name for f in fields(Row))
 
 
+@dataclass(frozen=True)
+class ScoreRow:
+    """A score under a row's `scores` (what `record.score_json` writes; its grader is its key): the
+    JSON types the reader checks it against."""
+
+    correct: bool
+    extracted: str | None
+    reason: str
+    method: str | None
+    ambiguity: str | None = None
+    detail: dict[str, Any] | None = None
+
+
 class Column(StrEnum):
     """The names of results.jsonl's columns, for the analysis layer (one member per `Row` field)."""
 

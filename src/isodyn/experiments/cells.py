@@ -14,7 +14,6 @@ from typing import Any
 from isodyn.calls import Call, Usage
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ExperimentConfig
-from isodyn.experiments.grid import Cell
 from isodyn.experiments.llm import (
     BudgetExhausted,
     CachedClient,
@@ -31,8 +30,8 @@ from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import is_local
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.requests import ModelRequest, Reply, clean_reply, hash_images
-from isodyn.record import CellResult, Labels, Outcome, Status
-from isodyn.scoring import DEFAULT_GRADER, Question, Tolerance, score_reply
+from isodyn.record import Cell, CellResult, Labels, Outcome, Status
+from isodyn.scoring import DEFAULT_GRADER, question_of, score_reply
 from isodyn.strategies import (
     CellContext,
     ComposedStrategy,
@@ -67,14 +66,6 @@ def _generation_params(config: ExperimentConfig, model: str, repeat: int, sample
         # reproducible, distinct samples per repeat and sample for the local model
         params["seed"] = repeat * 1000 + sample
     return params
-
-
-def _asked(variant: Variant) -> Question:
-    """The question of a variant as its cell records it (compared with the default tolerance)."""
-    return Question(
-        variant.answer, variant.answer_type, variant.choices, variant.question,
-        variant.params.get("answer_unit") == "%", Tolerance(), variant.solution,
-    )  # fmt: skip
 
 
 def _labels(variant: Variant) -> Labels:
@@ -148,9 +139,8 @@ async def run_cell(
     ctx = cell_context(plan, cell, materials, client, run_dir)
     reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
     if reason:
-        return CellResult(
-            cell=cell, asked=_asked(variant), labels=_labels(variant), outcome=Outcome(Status.SKIPPED, reason)
-        )
+        skipped = Outcome(Status.SKIPPED, reason)
+        return CellResult(cell=cell, asked=question_of(variant), labels=_labels(variant), outcome=skipped)
     transcript: list[Call] = []
     try:
         reply = await _run_strategy(plan, cell, strategy, variant, materials, ctx, backend, transcript)
@@ -164,7 +154,7 @@ async def run_cell(
         )
         calls = tuple(transcript)
         return CellResult(
-            cell=cell, asked=_asked(variant), labels=_labels(variant), outcome=failed, calls=calls,
+            cell=cell, asked=question_of(variant), labels=_labels(variant), outcome=failed, calls=calls,
             usage=replace(Usage.of(calls), cache_hit=None), notes=ctx.notes,
         )  # fmt: skip
     scored = ctx.scored_variant or variant
@@ -220,7 +210,7 @@ def _scored(
     variant the strategy asked about, which a permuting strategy may have reordered)."""
     score = score_reply(text, scored, grader=grader)
     return CellResult(
-        cell=cell, asked=_asked(scored), labels=_labels(scored), outcome=Outcome(Status(score.reason)),
+        cell=cell, asked=question_of(scored), labels=_labels(scored), outcome=Outcome(Status(score.reason)),
         scores={score.grader: score}, decided_by=score.grader, response=text, calls=calls,
         usage=Usage.of(calls), notes=notes,
     )  # fmt: skip

@@ -21,7 +21,7 @@ from isodyn.cache.stores import claim
 from isodyn.errors import IsodynError
 from isodyn.experiments.cells import LOCAL_FAILURE, RunMaterials, run_cell
 from isodyn.experiments.config import ExperimentConfig
-from isodyn.experiments.grid import Cell, Grid
+from isodyn.experiments.grid import Grid
 from isodyn.experiments.llm import (
     Budget,
     BudgetExhausted,
@@ -38,7 +38,7 @@ from isodyn.experiments.runlock import RunLock
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.preflight import preflight
 from isodyn.models.requests import ModelRequest, Reply
-from isodyn.record import CellResult, Status
+from isodyn.record import Cell, CellResult, Status
 from isodyn.results import result_line
 
 

@@ -54,6 +54,7 @@ def score(
 
 
 def question_of(variant: Variant, tolerance: Tolerance = Tolerance()) -> Question:  # noqa: B008
+    """What a variant asks, as graders read it and a cell records it (with its reference solution)."""
     return Question(
         variant.answer,
         variant.answer_type,
@@ -61,6 +62,7 @@ def question_of(variant: Variant, tolerance: Tolerance = Tolerance()) -> Questio
         variant.question,
         variant.params.get("answer_unit") == "%",
         tolerance,
+        variant.solution,
     )
 
 
