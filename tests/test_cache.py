@@ -129,3 +129,27 @@ def test_key_is_the_sha256_of_the_documented_canonical_json() -> None:
     }
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert cache_key(request) == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def test_an_image_drawn_is_found_by_the_digest_its_transcript_records(tmp_path) -> None:
+    import diskcache
+
+    from isodyn.core import Modality
+    from isodyn.generators import get_seed
+    from isodyn.generators.render_cache import RenderCache, image_key, stored_image
+    from isodyn.models.requests import hash_images
+    from isodyn.strategies.base import user_message
+
+    seed = get_seed("isobench_parity")
+    drawn = RenderCache(tmp_path / "renders").representation(seed, seed.variant(3), Modality.IMAGE)
+    assert drawn.image_png is not None
+    sent = hash_images(user_message("q", [drawn.image_png]))  # what the transcript keeps
+    digest = next(part["image_url"]["url"] for part in sent["content"] if part["type"] == "image_url")
+    assert digest == "sha256:" + hashlib.sha256(drawn.image_png).hexdigest()
+    assert stored_image(tmp_path / "renders", digest) == drawn.image_png
+    assert stored_image(tmp_path / "renders", "sha256:" + "0" * 64) is None
+    # nothing is created for a store that is not there, and a pickled entry is never loaded
+    assert stored_image(tmp_path / "elsewhere", digest) is None and not (tmp_path / "elsewhere").exists()
+    with diskcache.Cache(str(tmp_path / "hostile")) as store:
+        store.set(image_key(digest), {"not": "bytes"})
+    assert stored_image(tmp_path / "hostile", digest) is None

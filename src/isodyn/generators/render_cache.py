@@ -4,14 +4,23 @@ Drawing a plot costs 30-90 ms; the reply cache key needs the image bytes, so wit
 fully cached rerun of image cells would be bound by matplotlib. The memo key is the variant's
 content fingerprint, the modality, and a hash of the rendering code (the seed's module, the shared
 renderers and the core types), so editing a renderer invalidates its entries.
+
+Each image drawn is also kept under its content hash (`image_key`), the `sha256:<hex>` a cell's
+transcript records in place of the image, so a viewer can show the picture a model was sent
+(`stored_image`) without keeping every image in the run's folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import sqlite3
 from functools import cache
 from pathlib import Path
+from typing import Any
+
+import diskcache
+from diskcache.core import MODE_PICKLE
 
 import isodyn.core
 import isodyn.modalities
@@ -34,19 +43,35 @@ def renderer_version(seed_class: type[SeedProgram]) -> str:
     return hashlib.sha256(source + _shared_sources_digest().encode()).hexdigest()[:16]
 
 
+def image_key(digest: str) -> str:
+    """The store key of an image by its transcript digest (`sha256:<hex>`)."""
+    return f"image|{digest}"
+
+
+def _digest(png: bytes) -> str:
+    return "sha256:" + hashlib.sha256(png).hexdigest()  # as models.requests.hash_images writes it
+
+
 class RenderCache:
     def __init__(self, directory: Path | str) -> None:
         self._store = open_store(directory)
 
     def representation(self, seed: SeedProgram, variant: Variant, modality: Modality) -> Representation:
         if not seed.memoizable:
-            return seed.representation(variant, modality)
+            drawn = seed.representation(variant, modality)
+            self._keep_image(drawn)
+            return drawn
         key = f"{variant.seed_id}|{variant.fingerprint()}|{modality.value}|{renderer_version(type(seed))}"
         found = self._store.get(key)
         if found is None:
             found = seed.representation(variant, modality)
             self._store.set(key, found)
+            self._keep_image(found)
         return found
+
+    def _keep_image(self, representation: Representation) -> None:
+        if representation.image_png is not None:
+            self._store.add(image_key(_digest(representation.image_png)), representation.image_png)
 
     def variant(self, seed: SeedProgram, index: int, base_seed: int) -> Variant:
         """The seed's variant, memoized too: some seeds spend milliseconds in SymPy drawing one."""
@@ -62,3 +87,26 @@ class RenderCache:
 
     def close(self) -> None:
         self._store.close()
+
+
+class _BytesOnly(diskcache.Disk):
+    """Reads values without ever unpickling one: a viewer may be pointed at a cache it did not fill."""
+
+    def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
+        if mode == MODE_PICKLE:
+            return None
+        return super().fetch(mode, filename, value, read)
+
+
+def stored_image(renders: Path, digest: str) -> bytes | None:
+    """The PNG a transcript names by `digest` from the render store at `renders`, or None: when the
+    store or the image is not there (an image drawn before images were kept by hash), or the entry
+    is anything but bytes. Creates nothing."""
+    if not (renders / "cache.db").is_file():
+        return None
+    try:
+        with diskcache.Cache(str(renders), disk=_BytesOnly) as store:
+            found = store.get(image_key(digest))
+    except (sqlite3.Error, OSError):  # damaged or unreadable: the viewer says the image is missing
+        return None
+    return found if isinstance(found, bytes) and _digest(found) == digest else None
