@@ -425,28 +425,46 @@ CASES: tuple[Case, ...] = (
 )
 
 
-def run_case(case: Case, scratch: Path) -> Outcome:
-    """Run one case in `scratch` (made empty by the caller) and say what happened."""
-    extra = case.setup(scratch) if case.setup else []
-    words = [w.format(scratch=scratch, port=_closed_port()) for w in case.words] + extra
-    env = {k: v for k, v in os.environ.items() if k not in KEYS}
-    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+@dataclass(frozen=True)
+class Finished:
+    """What one command line did: its exit code and what it printed."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+Invoke = Callable[[list[str], dict[str, str], Path], Finished]  # words, environment, working folder
+
+
+def in_subprocess(words: list[str], env: dict[str, str], cwd: Path) -> Finished:
+    """`python -m isodyn WORDS` in a fresh interpreter: the real command line, start-up included."""
     done = subprocess.run(
         [sys.executable, "-m", "isodyn", *words],
         capture_output=True,
         text=True,
         timeout=120,
         env=env,
-        cwd=scratch,
+        cwd=cwd,
     )
+    return Finished(done.returncode, done.stdout, done.stderr)
+
+
+def run_case(case: Case, scratch: Path, invoke: Invoke = in_subprocess) -> Outcome:
+    """Run one case in `scratch` (made empty by the caller) and say what happened."""
+    extra = case.setup(scratch) if case.setup else []
+    words = [w.format(scratch=scratch, port=_closed_port()) for w in case.words] + extra
+    env = {k: v for k, v in os.environ.items() if k not in KEYS}
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    done = invoke(words, env, scratch)
     stderr = done.stderr.strip()
     lines = [line for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("error:")]
     return Outcome(
         case,
-        done.returncode,
+        done.exit_code,
         stderr,
         traceback="Traceback" in stderr or "Traceback" in done.stdout,
-        one_line=done.returncode == 0 or (len(errors) == 1 and len(lines) <= 2),
+        one_line=done.exit_code == 0 or (len(errors) == 1 and len(lines) <= 2),
         says_it=case.says.lower() in stderr.lower(),
     )
