@@ -44,4 +44,4 @@ def test_exp_run_against_local_server_then_report(tmp_path) -> None:
     for modality, accuracy in expected.items():
         line = next(x for x in report.stdout.splitlines() if f"| {modality} |" in x)
         assert line.startswith("| openai/any | zeroshot |")
-        assert f"| {accuracy:.1f} [" in line  # A_avg with its interval
+        assert f"| {accuracy:.1f} (1 seed, no interval) |" in line  # one seed: no interval to show

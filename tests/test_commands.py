@@ -156,7 +156,8 @@ def test_report_and_compare_return_the_markdown_they_wrote(made: Made) -> None:
     assert report.path == run_dir / "report.md" and report.html == run_dir / "report.html"
     assert report.markdown == report.path.read_text() and report.notices == ()
     compared = compare_runs(CompareRequest.from_words([str(run_dir), "by=modality", "resamples=200"]))
-    assert compared.path == run_dir / "compare-modality.md" and compared.markdown == compared.path.read_text()
+    assert compared.path == run_dir / "compare-by-modality.md"
+    assert compared.markdown == compared.path.read_text()
     with pytest.raises(ConfigError, match="bad value for by"):
         CompareRequest.from_words([str(run_dir), "by=colour"])
 

@@ -160,7 +160,7 @@ def test_report_md_keeps_hostile_text_as_text(tmp_path) -> None:
     inline = [c for t in tokens if t.type == "inline" for c in t.children or []]
     assert not [c for c in inline if c.type.startswith("html") or c.type == "link_open"]
     assert {c.attrs["src"] for c in inline if c.type == "image"} <= {
-        f"figures/{n}.png" for n in ("accuracy_by_topic", "rr", "correct_variants")
+        f"figures/{n}.png" for n in ("summary", "accuracy_by_topic", "rr", "correct_variants")
     }
     headings = [shown(tokens[i + 1]) for i, t in enumerate(tokens) if t.type == "heading_open"]
     assert "Fake heading" not in headings and "another" not in headings

@@ -56,5 +56,5 @@ def test_groups_and_all_skipped_group() -> None:
     report = render_markdown(build_report([CellResult.from_row(r) for r in rows], None, None, "r"))
     # overview: graded, extraction_failed, skipped, errors, A_avg, A_wst, RR
     assert "| m | zeroshot | image | 0 | 0 | 1 | 0 | – | – | – |" in report
-    full = "100.0 [100.0, 100.0]"
-    assert f"| m | zeroshot | latex | 1 | 0 | 0 | 0 | {full} | {full} | 1.00 [1.00, 1.00] |" in report
+    one = "(1 seed, no interval)"  # one seed gives no interval, never `[100.0, 100.0]`
+    assert f"| m | zeroshot | latex | 1 | 0 | 0 | 0 | 100.0 {one} | 100.0 {one} | 1.00 {one} |" in report

@@ -178,7 +178,8 @@ def report(
         list[str],
         typer.Argument(
             help="RUN_DIR, or one or more tables (CSV/TSV/JSONL of per-variant correctness); "
-            "resamples=10000 level=0.95 seed=0 grader=isodyn|dynamath|mmmath|strict-json"
+            "resamples=10000 level=0.95 seed=0 grader=isodyn|dynamath|mmmath|strict-json "
+            "baseline=STRATEGY[/MODALITY] (default zeroshot/image)"
         ),
     ],
 ) -> None:
@@ -186,7 +187,8 @@ def report(
     the Markdown. A table may be long form (seed_id, variant, correct, ...) or DynaMath's published
     wide form (correct/fail cells, totals and summary rows are read as published); several tables
     give one report with a row per model. With grader=NAME the run's saved replies are graded by that
-    grader first (nothing is called)."""
+    grader first (nothing is called). The report opens with its findings: per model the best and
+    worst arm and the modality gap, each against the baseline arm (baseline=)."""
     from isodyn.analysis.report import UnsafeOutputError
     from isodyn.commands.report import ReportRequest, report_run
     from isodyn.textsafe import terminal_text
@@ -312,6 +314,42 @@ def generate(
         + "".join(f"\ncontact sheet: {p}" for p in done.contact_sheets),
         highlight=False,
     )
+
+
+@app.command()
+def view(
+    words: Annotated[
+        list[str],
+        typer.Argument(help="RUN_DIR port=8765 open=yes|no; or RUN_DIR export=FILE", show_default=False),
+    ],
+) -> None:
+    """Browse a run in the browser, on 127.0.0.1 only, until Ctrl-C: filter and sort its cells, read a
+    cell's transcript with the answer the grader read highlighted, compare arms on one variant, see a
+    seed's variants across arms, and mark doubtful verdicts right or wrong (saved in RUN/marks.jsonl;
+    results.jsonl is never changed). With export=FILE the marks are written as labelled replies in
+    the grading corpus's layout (tests/corpus) and the command exits."""
+    import webbrowser
+
+    from isodyn.commands.view import ViewRequest, export_run, start_viewer
+    from isodyn.textsafe import terminal_text
+
+    try:
+        request = ViewRequest.from_words(words)
+        if request.export is not None:
+            sys.stdout.write(terminal_text(export_run(request).summary()) + "\n")
+            return
+        server = start_viewer(request)
+    except IsodynError as exc:
+        raise fail(str(exc)) from None
+    with server:
+        try:  # Ctrl-C at any moment from here stops the viewer with exit 0
+            sys.stdout.write(terminal_text(f"viewing {request.run_dir} at {server.url} (Ctrl-C to stop)\n"))
+            sys.stdout.flush()
+            if request.open_browser:
+                webbrowser.open(server.url)
+            server.serve_forever()
+        except KeyboardInterrupt:
+            sys.stdout.write("\nstopped\n")
 
 
 # DynaMath Table 1: share of its 501 seeds per topic.

@@ -1,23 +1,137 @@
 """Paired comparisons of strategies, models, modalities or runs on the same cells (pure).
 
-For every context (the other grouping columns) and every pair, `paired_comparison` gives the
-cluster-bootstrap interval of the difference, McNemar's exact p and the seed-level sign-flip p; the
-sign-flip p (which respects the variant-within-seed clustering) is Holm-corrected across all pairs.
+For every context (the other grouping columns) and every pair, one paired cluster bootstrap over
+seeds gives two intervals of the difference A − B: the per-comparison one (at the bootstrap level),
+printed beside the unadjusted sign-flip p, and the simultaneous one (Bonferroni: each at
+1 − alpha/m over the m comparisons), printed beside the Holm-adjusted p. The sentences use the
+simultaneous interval with the adjusted p and say in words when the two disagree. McNemar's exact p
+is given too; the sign-flip p (which respects the variant-within-seed clustering) is the one
+Holm-corrected across all pairs.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Literal
 
 import pandas as pd
 
-from isodyn.analysis.columns import ARM
+from isodyn.analysis.columns import ARM, ITEM
+from isodyn.analysis.forest import ForestRow, forest_png
 from isodyn.analysis.metrics import Bootstrap, graded_cells
-from isodyn.analysis.plots import forest
 from isodyn.analysis.report import ReportContent
-from isodyn.analysis.stats import holm, paired_comparison, power_analysis, smallest_sign_flip_p
+from isodyn.analysis.stats import (
+    Detectable,
+    PairedBootstrap,
+    bonferroni_level,
+    detectable_effect,
+    holm,
+    paired_bootstrap,
+    smallest_sign_flip_p,
+)
+from isodyn.schema import Column
+from isodyn.textsafe import visible
 
 TARGET_EFFECT = 0.05  # the effect size (5 points) the "seeds needed" column is computed for
+LISTED = 8  # names listed in a summary or a "dropped" line before "and N more"
+
+Verdict = Literal[
+    "established",  # p_holm < alpha and the simultaneous interval excludes 0 on the same side
+    "not distinguishable",  # neither
+    "too few seeds",  # neither, and a sign-flip test over these seeds can never reach alpha
+    "interval only",  # the simultaneous interval excludes 0, p_holm does not reach alpha
+    "p only",  # p_holm < alpha, the simultaneous interval still includes 0
+    "undefined",  # no cell graded for both
+]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One comparison, A − B in accuracy (0..1); None where there is no shared cell."""
+
+    context: str
+    a: str
+    b: str
+    cells: int
+    seeds: int
+    difference: float | None
+    low: float | None  # per-comparison interval (the bootstrap level)
+    high: float | None
+    simultaneous_low: float | None  # simultaneous interval (Bonferroni, 1 - alpha/m each)
+    simultaneous_high: float | None
+    a_only: int
+    b_only: int
+    p_mcnemar: float | None
+    p_permutation: float | None  # unadjusted sign-flip p
+    p_holm: float | None
+    detectable: Detectable | None
+    verdict: Verdict
+    sentence: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.a} vs {self.b}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    by: str
+    baseline: str | None
+    pairs: tuple[Pair, ...]
+    alpha: float  # the decision level of p_holm; the simultaneous intervals cover with 1 - alpha
+    level: float  # the per-comparison interval level
+    summary: str | None = None  # without a baseline: the paragraph before the list of pairs
+
+    @property
+    def m(self) -> int:
+        """The comparisons Holm and Bonferroni count: those with a difference."""
+        return sum(pair.difference is not None for pair in self.pairs)
+
+    @property
+    def simultaneous_level(self) -> float:
+        return bonferroni_level(self.alpha, self.m)
+
+    @property
+    def sentences(self) -> list[str]:
+        return ([self.summary] if self.summary else []) + [pair.sentence for pair in self.pairs]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per pair, numbers as numbers (accuracy 0..1), for tables and tests."""
+        records = []
+        for pair in self.pairs:
+            detectable = pair.detectable
+            records.append(
+                {
+                    "context": pair.context,
+                    "a": pair.a,
+                    "b": pair.b,
+                    "cells": pair.cells,
+                    "seeds": pair.seeds,
+                    "difference": _nan(pair.difference),
+                    "low": _nan(pair.low),
+                    "high": _nan(pair.high),
+                    "p_permutation": _nan(pair.p_permutation),
+                    "simultaneous_low": _nan(pair.simultaneous_low),
+                    "simultaneous_high": _nan(pair.simultaneous_high),
+                    "p_holm": _nan(pair.p_holm),
+                    "p_mcnemar": _nan(pair.p_mcnemar),
+                    "a_only": pair.a_only,
+                    "b_only": pair.b_only,
+                    "mde": _nan(detectable.effect if detectable else None),
+                    "seeds_for_5_points": detectable.seeds_needed if detectable else None,
+                    "verdict": pair.verdict,
+                    "sentence": pair.sentence,
+                }
+            )
+        return pd.DataFrame.from_records(records)
+
+
+def _nan(value: float | None) -> float:
+    return float("nan") if value is None else value
 
 
 def compare(
@@ -26,109 +140,470 @@ def compare(
     baseline: str | None = None,
     bootstrap: Bootstrap = Bootstrap(),  # noqa: B008 - immutable
     alpha: float = 0.05,
-) -> pd.DataFrame:
+) -> Comparison:
+    """Every pair of `by` values (or every value against `baseline`) within each context."""
     graded = graded_cells(frame)
     context_columns: list[str] = [c for c in ARM if c != by]
     if by != "run" and "run" in graded.columns and graded["run"].nunique() > 1:
         context_columns.append("run")
-    records = []
-    for key, group in graded.groupby(context_columns, sort=True):
-        values = sorted(group[by].unique())
-        if baseline is not None and baseline in values:
-            pairs = [(v, baseline) for v in values if v != baseline]
+    drafts: list[tuple[str, str, str, PairedBootstrap]] = []
+    for key, group in graded.groupby(context_columns, sort=True, dropna=False):
+        values = sorted(group[by].unique(), key=str)
+        if baseline is not None:
+            pairs = [(v, baseline) for v in values if v != baseline] if baseline in values else []
         else:
             pairs = list(combinations(values, 2))
         context = " / ".join(map(str, key if isinstance(key, tuple) else (key,)))
         for a, b in pairs:
-            result = paired_comparison(
+            found = paired_bootstrap(
                 group[group[by] == a], group[group[by] == b], bootstrap.resamples, bootstrap.resamples,
-                bootstrap.level, bootstrap.seed,
+                bootstrap.seed,
             )  # fmt: skip
-            if result.cells == 0:
-                continue
-            power = power_analysis(result.sd_seed_difference, result.seeds, TARGET_EFFECT, alpha)
-            records.append(
-                {
-                    "context": context,
-                    "a": a,
-                    "b": b,
-                    "cells": result.cells,
-                    "seeds": result.seeds,
-                    "difference": result.difference.estimate,
-                    "low": result.difference.low,
-                    "high": result.difference.high,
-                    "a_only": result.a_only,
-                    "b_only": result.b_only,
-                    "p_mcnemar": result.p_mcnemar,
-                    "p_permutation": result.p_permutation,
-                    "mde": power.minimum_detectable_effect,
-                    "seeds_for_5_points": power.seeds_needed,
-                }
+            drafts.append((context, str(a), str(b), found))
+    defined = [found for *_, found in drafts if found.seeds]
+    adjusted = iter(holm([found.p_permutation for found in defined]) if defined else [])
+    each = bonferroni_level(alpha, len(defined))
+    pairs_out = []
+    for context, a, b, found in drafts:
+        if not found.seeds:
+            pair = Pair(context, a, b, 0, 0, None, None, None, None, None, 0, 0, None, None, None, None,
+                        "undefined")  # fmt: skip
+        else:
+            p_holm = next(adjusted)
+            per, together = found.interval(bootstrap.level), found.interval(each)
+            pair = Pair(
+                context=context,
+                a=a,
+                b=b,
+                cells=found.cells,
+                seeds=found.seeds,
+                difference=found.estimate,
+                low=per.low,
+                high=per.high,
+                simultaneous_low=together.low,
+                simultaneous_high=together.high,
+                a_only=found.a_only,
+                b_only=found.b_only,
+                p_mcnemar=found.p_mcnemar,
+                p_permutation=found.p_permutation,
+                p_holm=p_holm,
+                detectable=detectable_effect(found.sd_seed_difference, found.seeds, TARGET_EFFECT, alpha),
+                verdict=verdict(found.estimate, together.low, together.high, p_holm, found.seeds, alpha),
             )
-    table = pd.DataFrame.from_records(records)
-    if table.empty:
-        return table
-    table["p_holm"] = holm(table["p_permutation"].tolist())
-    table["sentence"] = [sentence(r, alpha) for r in table.to_dict("records")]
-    return table
+        pairs_out.append(pair)
+    done = tuple(_with_sentence(pair, alpha) for pair in pairs_out)
+    result = Comparison(by, baseline, done, alpha, bootstrap.level)
+    if baseline is None and done:
+        result = Comparison(by, baseline, done, alpha, bootstrap.level, summary(result))
+    return result
 
 
-def sentence(record: dict, alpha: float = 0.05) -> str:
-    """One plain sentence per comparison, in percentage points."""
-    d, low, high = 100 * record["difference"], 100 * record["low"], 100 * record["high"]
-    p = record["p_holm"]
-    where = f" ({record['context']})" if record["context"] else ""
-    interval = f"[{low:.1f}, {high:.1f}], p = {p:.3g} after Holm{where}"
-    if p < alpha and d > 0:
-        return f"{record['a']} beats {record['b']} by {d:.1f} points {interval}."
-    if p < alpha and d < 0:
-        return f"{record['a']} trails {record['b']} by {-d:.1f} points {interval}."
-    floor = smallest_sign_flip_p(record["seeds"])
-    if floor >= alpha:
-        return (
-            f"{record['a']} and {record['b']} cannot be told apart with {record['seeds']} seeds: "
-            f"{d:+.1f} points [{low:.1f}, {high:.1f}]{where}; the smallest p a sign-flip test over "
-            f"{record['seeds']} seeds can give is {floor:.3g}."
+def verdict(difference: float, low: float, high: float, p_holm: float, seeds: int, alpha: float) -> Verdict:
+    """What the adjusted p and the simultaneous interval say together (see `Verdict`)."""
+    significant = p_holm < alpha
+    excludes = (low > 0 and difference > 0) or (high < 0 and difference < 0)
+    if significant and excludes:
+        return "established"
+    if significant:
+        return "p only"
+    if excludes:
+        return "interval only"
+    return "too few seeds" if smallest_sign_flip_p(seeds) >= alpha else "not distinguishable"
+
+
+def points(value: float) -> str:
+    """Accuracy (0..1) as points with one decimal, never "-0.0"."""
+    text = f"{100 * value:.1f}"
+    return "0.0" if text == "-0.0" else text
+
+
+def signed_points(value: float) -> str:
+    text = f"{100 * value:+.1f}"
+    return "+0.0" if text == "-0.0" else text
+
+
+def _bracket(low: float, high: float) -> str:
+    return f"[{points(low)}, {points(high)}]"
+
+
+def magnitude(pair: Pair) -> tuple[str, str, str]:
+    """("ahead of"/"behind", |A − B| in points, its interval): the interval of the magnitude the
+    sentence prints, so a sentence and its interval always have the same sign."""
+    d, low, high = pair.difference or 0.0, pair.simultaneous_low, pair.simultaneous_high
+    assert low is not None and high is not None
+    if d >= 0:
+        return "ahead of", points(d), _bracket(low, high)
+    return "behind", points(-d), _bracket(-high, -low)
+
+
+def family_words(alpha: float) -> str:
+    return f"simultaneous {percent(1 - alpha)} interval"
+
+
+def percent(level: float) -> str:
+    """0.95 -> "95%", 0.998214 -> "99.82%", 0.983333 -> "98.33%"."""
+    return f"{100 * level:.4g}%"
+
+
+def detectable_words(found: Detectable | None, alpha: float) -> str:
+    """The MDE as a reader should get it: a number in (0, 100] points, or why there is none."""
+    if found is None:
+        return "no shared cells: MDE undefined"
+    if found.reason == "ok" and found.effect is not None:
+        return points(found.effect) if found.effect >= 0.0005 else "< 0.1"
+    seeds = found.seeds
+    return {
+        "too few seeds": f"too few seeds: {seeds} (an MDE needs at least 2)",
+        "sign-flip floor": f"too few seeds: with {seeds} a sign-flip test cannot reach p < {alpha:g}",
+        "no spread": "no spread between seeds: MDE undefined",
+        "beyond 100 points": f"none: with {seeds} seeds not even a 100-point difference is reliably found",
+    }.get(found.reason, "undefined")
+
+
+def _seeds_needed_words(found: Detectable | None) -> str:
+    if found is None or found.seeds_needed is None:
+        return {"no spread": "unknown: no spread between seeds"}.get(
+            found.reason if found else "", "unknown: too few seeds"
         )
-    mde = record["mde"]
-    tail = (
-        ""
-        if mde != mde
-        else f"; with {record['seeds']} seeds only about {100 * mde:.1f} points are detectable"
-    )
+    return str(int(found.seeds_needed))
+
+
+def sentence(pair: Pair, alpha: float = 0.05) -> str:
+    """One plain sentence per comparison, in percentage points, with the simultaneous interval and
+    the Holm-adjusted p; a disagreement between the two is said in words, never printed as a verdict."""
+    where = f" ({pair.context})" if pair.context else ""
+    a, b, seeds = pair.a, pair.b, int(pair.seeds)
+    if pair.verdict == "undefined" or pair.difference is None or pair.p_holm is None:
+        return f"{a} and {b} share no graded cell{where}: no difference can be computed."
+    d, p = pair.difference, pair.p_holm
+    assert pair.simultaneous_low is not None and pair.simultaneous_high is not None
+    signed = _bracket(pair.simultaneous_low, pair.simultaneous_high)
+    family = family_words(alpha)
+    adjusted = f"p = {p:.3g} after Holm"
+    side, size, size_interval = magnitude(pair)
+    if pair.verdict == "established":
+        verb = "beats" if d > 0 else "trails"
+        return f"{a} {verb} {b} by {size} points {size_interval} ({family}), {adjusted}{where}."
+    floor = smallest_sign_flip_p(seeds)
+    if pair.verdict == "interval only" and floor >= alpha:
+        return (
+            f"{a} is {side} {b} by {size} points {size_interval} ({family}){where}, but with {seeds} "
+            f"seeds a sign-flip test cannot reach p < {alpha:g} (the smallest p it can give is "
+            f"{floor:.3g}), so the difference is not established: too few seeds to tell."
+        )
+    if pair.verdict == "interval only":
+        return (
+            f"{a} is {side} {b} by {size} points {size_interval} and the {family} excludes 0, but "
+            f"{adjusted} is not below {alpha:g}{where}: the two disagree, so the difference is "
+            "borderline, not established."
+        )
+    if pair.verdict == "p only":
+        return (
+            f"{a} is {side} {b} by {size} points and {adjusted} is below {alpha:g}, but the {family} "
+            f"{size_interval} still includes 0{where}: the two disagree, so the difference is "
+            "borderline, not established."
+        )
+    if pair.a_only == 0 and pair.b_only == 0:  # the same verdict on every shared cell
+        return (
+            f"{a} and {b} are right and wrong on exactly the same {pair.cells} shared cells{where}: "
+            f"A − B = {signed_points(d)} points, nothing to tell apart."
+        )
+    if pair.verdict == "too few seeds":
+        return (
+            f"{a} and {b} cannot be told apart with {seeds} seeds: A − B = {signed_points(d)} points "
+            f"{signed} ({family}){where}; the smallest p a sign-flip test over {seeds} seeds can give "
+            f"is {floor:.3g}."
+        )
     return (
-        f"{record['a']} and {record['b']} are not distinguishable: {d:+.1f} points [{low:.1f}, {high:.1f}], "
-        f"p = {p:.3g} after Holm{where}{tail}."
+        f"{a} and {b} are not distinguishable: A − B = {signed_points(d)} points {signed} ({family}), "
+        f"{adjusted}{where}; {_detectable_tail(pair.detectable, alpha)}."
     )
 
 
-def comparison_content(table: pd.DataFrame, title: str, by: str, bootstrap: Bootstrap) -> ReportContent:
-    """The comparison report: sentences first, then the table and the forest plot."""
-    if table.empty:
-        return ReportContent(title, [("compared by", by)], [], sentences=["Nothing to compare: no pair of "
-                             f"{by} values was graded on the same cells."])  # fmt: skip
-    shown = table[["context", "a", "b", "cells", "seeds"]].copy()
-    shown["difference (points)"] = [
-        f"{100 * r['difference']:+.1f} [{100 * r['low']:.1f}, {100 * r['high']:.1f}]"
-        for r in table.to_dict("records")
+def _detectable_tail(found: Detectable | None, alpha: float) -> str:
+    if found is not None and found.reason == "ok" and found.effect is not None:
+        return f"with {found.seeds} seeds only about {detectable_words(found, alpha)} points are detectable"
+    return detectable_words(found, alpha)
+
+
+def _with_sentence(pair: Pair, alpha: float) -> Pair:
+    return Pair(**{**pair.__dict__, "sentence": sentence(pair, alpha)})
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:LISTED])
+    return shown + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def summary(comparison: Comparison) -> str:
+    """The paragraph before the pairs: how many, which differences hold after Holm (named), which are
+    borderline, and that the rest cannot be told apart with these seeds."""
+    pairs = comparison.pairs
+    alpha = comparison.alpha
+    contexts = len({pair.context for pair in pairs})
+    several = contexts > 1
+
+    def named(pair: Pair) -> str:
+        where = f" ({pair.context})" if several and pair.context else ""
+        return f"{pair.name}{where}"
+
+    held = [p for p in pairs if p.verdict == "established"]
+    borderline = [p for p in pairs if p.verdict in ("interval only", "p only")]
+    undefined = [p for p in pairs if p.verdict == "undefined"]
+    rest = [p for p in pairs if p.verdict in ("not distinguishable", "too few seeds")]
+    parts = [f"{_count(len(pairs), 'pair')} compared" + (f" in {contexts} contexts" if several else "") + "."]
+    if held:
+        described = []
+        for pair in held:
+            side, size, _ = magnitude(pair)
+            leader = pair.a if side == "ahead of" else pair.b
+            described.append(f"{named(pair)} ({leader} ahead by {size} points)")
+        parts.append(
+            f"After Holm correction (alpha {alpha:g}), {_count(len(held), 'difference')} "
+            f"{'holds, its' if len(held) == 1 else 'hold, each with its'} {family_words(alpha)} excluding 0: "
+            f"{_listed(described)}."
+        )
+    else:
+        parts.append(f"No difference survives Holm correction (alpha {alpha:g}).")
+    if borderline:
+        parts.append(
+            f"{_count(len(borderline), 'pair')} {'is' if len(borderline) == 1 else 'are'} borderline, "
+            f"the adjusted p and the simultaneous interval disagreeing: "
+            f"{_listed([named(p) for p in borderline])}."
+        )
+    if rest:
+        seeds = sorted({p.seeds for p in rest})
+        span = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]} to {seeds[-1]}"
+        if held or borderline:
+            parts.append(
+                f"The other {_count(len(rest), 'pair')} cannot be told apart with these seeds ({span} per "
+                f"pair): {_listed([named(p) for p in rest])}."
+            )
+        else:
+            these = f"with these seeds ({span} per pair)"
+            parts.append(
+                f"None of the {len(rest)} pairs can be told apart {these}."
+                if len(rest) > 1
+                else f"The pair cannot be told apart {these}."
+            )
+    if undefined:
+        parts.append(
+            f"{_count(len(undefined), 'pair')} {'shares' if len(undefined) == 1 else 'share'} no graded "
+            f"cell: {_listed([named(p) for p in undefined])}."
+        )
+    return " ".join(parts)
+
+
+# --- what a two-run comparison leaves out ---------------------------------------------------------
+
+_DIMENSIONS = (
+    (Column.model, "model", "models"),
+    (Column.strategy, "strategy", "strategies"),
+    (Column.modality, "modality", "modalities"),
+    (Column.seed_id, "seed", "seeds"),
+    (Column.variant, "variant", "variants"),
+    (Column.repeat, "repeat", "repeats"),
+)
+
+
+@dataclass(frozen=True)
+class DroppedCells:
+    """Cells one run has and the other lacks (by model, strategy, modality, seed, variant, repeat),
+    explained by the values the other run lacks altogether, dimension by dimension; what is left
+    is counted as combinations the other run lacks."""
+
+    run: str
+    other: str
+    cells: int
+    reasons: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def text(self) -> str:
+        because = f": {', '.join(self.reasons)}" if self.reasons else ""
+        return f"{self.cells} cells of {visible(self.run)} only{because}"
+
+
+def dropped_cells(frames: Mapping[str, pd.DataFrame]) -> list[DroppedCells]:
+    """For two runs' result frames (by run name): the cells each has that the other lacks."""
+    if len(frames) != 2:
+        return []
+    keys = [*ARM, *ITEM]
+    (first, a), (second, b) = frames.items()
+    grids = {name: frame[keys].drop_duplicates() for name, frame in ((first, a), (second, b))}
+    found = []
+    for mine, theirs in ((first, second), (second, first)):
+        joined = grids[mine].merge(grids[theirs], on=keys, how="left", indicator=True)
+        remaining = joined[joined["_merge"] == "left_only"][keys]
+        total = len(remaining)
+        if not total:
+            continue
+        reasons = []
+        for column, one, many in _DIMENSIONS:
+            absent = sorted(set(remaining[column]) - set(grids[theirs][column]), key=str)
+            if not absent:
+                continue
+            hit = remaining[column].isin(absent)
+            values = [visible(str(v)) for v in absent]
+            reasons.append(
+                f"{one if len(values) == 1 else many} {_listed(values)} ({_count(int(hit.sum()), 'cell')})"
+            )
+            remaining = remaining[~hit]
+        if len(remaining):
+            example = remaining.iloc[0]
+            reasons.append(
+                f"{_count(len(remaining), 'cell')} in combinations {visible(theirs)} lacks (e.g. "
+                + " / ".join(visible(str(example[c])) for c in ARM)
+                + f" / {visible(str(example[Column.seed_id]))} #{example[Column.variant]}"
+                + f" repeat {example[Column.repeat]})"
+            )
+        found.append(DroppedCells(mine, theirs, total, tuple(reasons)))
+    return found
+
+
+# --- file names and the report --------------------------------------------------------------------
+
+
+def file_safe(text: str, limit: int = 60) -> str:
+    """`text` as part of a file name: only [A-Za-z0-9._-]; anything else (or a cut) is replaced and
+    a short hash of the original added, so two different values never share a name."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", text)[:limit]
+    if safe != text:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        safe = f"{safe}-{digest}"
+    return safe
+
+
+@dataclass(frozen=True)
+class ReportNames:
+    stem: str  # compare-by-strategy[-vs-BASELINE]: .md and .html
+    figure: str  # forest-by-strategy[-vs-BASELINE]: figures/NAME.png
+
+
+def report_names(by: str, baseline: str | None) -> ReportNames:
+    """Names of one comparison's files, so no other comparison (another by= or baseline=) shares them."""
+    suffix = f"by-{file_safe(by)}" + (f"-vs-{file_safe(baseline)}" if baseline is not None else "")
+    return ReportNames(f"compare-{suffix}", f"forest-{suffix}")
+
+
+def _table(comparison: Comparison) -> pd.DataFrame:
+    alpha, level = comparison.alpha, comparison.level
+    each = comparison.simultaneous_level
+    per_column = f"{percent(level)} interval (per comparison)"
+    together_column = f"simultaneous {percent(1 - alpha)} interval ({percent(each)} each)"
+    rows = []
+    for pair in comparison.pairs:
+        defined = pair.difference is not None
+        rows.append(
+            {
+                "context": pair.context,
+                "A": pair.a,
+                "B": pair.b,
+                "cells": str(int(pair.cells)),
+                "seeds": str(int(pair.seeds)),
+                "A − B (points)": signed_points(pair.difference) if pair.difference is not None else "n/a",
+                per_column: _bracket(pair.low, pair.high)
+                if defined and pair.low is not None and pair.high is not None
+                else "n/a",
+                "p sign-flip (unadjusted)": _p(pair.p_permutation),
+                together_column: _bracket(pair.simultaneous_low, pair.simultaneous_high)
+                if defined and pair.simultaneous_low is not None and pair.simultaneous_high is not None
+                else "n/a",
+                "p Holm (adjusted)": _p(pair.p_holm),
+                "verdict": _verdict_words(pair),
+                "p McNemar": _p(pair.p_mcnemar),
+                "A only / B only": f"{pair.a_only} / {pair.b_only}",
+                "MDE (points)": detectable_words(pair.detectable, alpha),
+                "seeds for 5 points": _seeds_needed_words(pair.detectable),
+            }
+        )
+    return pd.DataFrame.from_records(rows)
+
+
+def _p(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
+def _verdict_words(pair: Pair) -> str:
+    if pair.verdict == "established":
+        side, _, _ = magnitude(pair)
+        return f"{pair.a if side == 'ahead of' else pair.b} ahead"
+    return {
+        "not distinguishable": "not distinguishable",
+        "too few seeds": "too few seeds to tell",
+        "interval only": "borderline: interval excludes 0, Holm p does not",
+        "p only": "borderline: Holm p below alpha, interval includes 0",
+        "undefined": "n/a: no shared cells",
+    }[pair.verdict]
+
+
+def forest_rows(comparison: Comparison) -> list[ForestRow]:
+    several = len({pair.context for pair in comparison.pairs}) > 1 or comparison.by == "run"
+    return [
+        ForestRow(
+            a=pair.a,
+            b=pair.b,
+            detail=pair.context if several or pair.context else "",
+            difference=None if pair.difference is None else 100 * pair.difference,
+            low=None if pair.simultaneous_low is None else 100 * pair.simultaneous_low,
+            high=None if pair.simultaneous_high is None else 100 * pair.simultaneous_high,
+            holds=pair.verdict == "established",
+        )
+        for pair in comparison.pairs
     ]
-    shown["A only / B only"] = [f"{a} / {b}" for a, b in zip(table["a_only"], table["b_only"], strict=True)]
-    for column in ("p_mcnemar", "p_permutation", "p_holm"):
-        shown[column] = [f"{p:.3g}" for p in table[column]]
-    shown["MDE (points)"] = [f"{100 * m:.1f}" if m == m else "–" for m in table["mde"]]
-    shown["seeds for 5 points"] = [
-        str(n) if n is not None and n == n else "–" for n in table["seeds_for_5_points"]
+
+
+def comparison_content(
+    comparison: Comparison,
+    title: str,
+    bootstrap: Bootstrap,
+    dropped: Sequence[DroppedCells] = (),
+) -> ReportContent:
+    """The comparison report: the summary and sentences first, then the table and the forest plot
+    (named for the comparison: `report_names(...).figure`)."""
+    by, alpha = comparison.by, comparison.alpha
+    facts = [("compared by", by)]
+    if comparison.baseline is not None:
+        facts.append(("baseline", comparison.baseline))
+    facts += [("dropped", d.text) for d in dropped]
+    if not comparison.pairs:
+        return ReportContent(title, facts, [], sentences=["Nothing to compare: no pair of "
+                             f"{by} values was graded on the same cells."])  # fmt: skip
+    m = comparison.m
+    each = comparison.simultaneous_level
+    facts += [
+        ("comparisons", str(m)),
+        (
+            "intervals",
+            f"{percent(comparison.level)} per comparison (beside the unadjusted p); simultaneous "
+            f"{percent(1 - alpha)} over {_count(m, 'comparison')}, Bonferroni, {percent(each)} each (beside "
+            "the Holm-adjusted p, and in the sentences and the figure)",
+        ),
     ]
     caption = (
-        f"A minus B, with {bootstrap.level:.0%} paired cluster-bootstrap intervals over seeds "
-        f"({bootstrap.resamples} resamples); McNemar's exact test on discordant cells; sign-flip "
-        "permutation test over seeds, Holm-corrected across all rows (p_holm); MDE: the smallest "
-        "difference these seeds detect at 80% power, alpha 0.05."
+        f"A − B in accuracy points. Two intervals from the same paired cluster bootstrap over seeds "
+        f"({bootstrap.resamples} resamples): the per-comparison {percent(comparison.level)} interval "
+        f"goes with the unadjusted sign-flip p; the simultaneous {percent(1 - alpha)} interval "
+        f"(Bonferroni over {_count(m, 'comparison')}: each at 1 − {alpha:g}/{m} = {percent(each)}) goes with "
+        f"the Holm-adjusted p (family-wise alpha {alpha:g}). A difference is established when the Holm "
+        "p is below alpha and the simultaneous interval excludes 0; when only one of them says so, the "
+        "verdict is borderline. McNemar's exact test on discordant cells; MDE: the smallest difference "
+        f"these seeds detect with 80% power at alpha {alpha:g}, or why there is none."
     )
+    names = report_names(by, comparison.baseline)
+    figure_title = (
+        f"Paired differences A − B with simultaneous {percent(1 - alpha)} intervals "
+        f"(Bonferroni over {m}, {percent(each)} each); filled: established (Holm p < {alpha:g} and "
+        "the interval excludes 0)"
+    )
+    png = forest_png(forest_rows(comparison), figure_title)
     return ReportContent(
         title,
-        [("compared by", by), ("comparisons", str(len(table)))],
-        [("Paired comparisons", caption, shown)],
-        {"forest": ("Paired differences with intervals", forest(table))},
-        sentences=table["sentence"].tolist(),
+        facts,
+        [("Paired comparisons", caption, _table(comparison))],
+        {names.figure: (f"Paired differences with simultaneous {percent(1 - alpha)} intervals", png)},
+        sentences=comparison.sentences,
     )

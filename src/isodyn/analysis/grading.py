@@ -10,20 +10,22 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from isodyn.analysis.columns import ARM, cell_label, labels
+from isodyn.analysis.columns import ARM, ITEM, cell_label, labels
 from isodyn.analysis.metrics import graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import format_value
 from isodyn.results import CellResult, results_frame
 from isodyn.schema import Column
-from isodyn.scoring import GRADERS, Tolerance
+from isodyn.scoring import GRADERS
 from isodyn.scoring.extract import CLEAR
 
 EXAMPLES_PER_KIND = 3
@@ -31,8 +33,9 @@ _EXCERPT = 300
 
 
 def regraded_frame(results: Sequence[CellResult], grader: str) -> pd.DataFrame:
-    """The graded cells with `correct` as the named grader decides from their saved replies."""
-    return graded_cells(results_frame([r.regraded(grader, Tolerance()) for r in results if r.graded]))
+    """The graded cells with `correct` as the named grader decides from their saved replies, each with
+    its own tolerance (the one it was graded with: `exp rescore RUN abs_tol=...` sets it per cell)."""
+    return graded_cells(results_frame([r.regraded(grader, None) for r in results if r.graded]))
 
 
 def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
@@ -91,18 +94,47 @@ def verdict_paths(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_records(records).fillna("0.0")
 
 
+def _identity_part(value: Any) -> str:
+    # 3 and 3.0 (a column pandas widened to float) name the same variant
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def cell_hash(record: Mapping[str, Any], salt: int = 0) -> str:
+    """A stable hash of a cell's identity (model, strategy, modality, seed_id, variant, repeat) and
+    `salt`: the same in every process and for any order of the rows (Python's `hash` is neither)."""
+    parts = [_identity_part(record.get(column)) for column in (*ARM, *ITEM)]
+    text = json.dumps([*parts, salt], ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def stable_pick(rows: pd.DataFrame, size: int, salt: int = 0) -> list[dict[str, Any]]:
+    """`size` of the rows, chosen by `cell_hash` (the lowest hashes), in the order of their identity:
+    shuffling the rows, or adding rows of other kinds, never changes which of these are shown."""
+    records = rows.to_dict("records")
+    picked = sorted(records, key=lambda r: cell_hash(r, salt))[:size]
+    return sorted(picked, key=lambda r: [_identity_part(r.get(c)) for c in (*ARM, *ITEM)])
+
+
+def excerpt(text: str, limit: int, keep: str = "head") -> str:
+    """`text`, or when longer than `limit` characters its start (`keep="head"`) followed by an
+    ellipsis, or an ellipsis followed by its end (`keep="tail"`, where a reply's answer is)."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…" if keep == "head" else "…" + text[-(limit - 1) :]
+
+
 def ambiguous_examples(rows: list[dict[str, Any]] | pd.DataFrame, seed: int = 0) -> list[dict[str, Any]]:
-    """Up to `EXAMPLES_PER_KIND` rows of each ambiguity other than clear, chosen at random (seeded)."""
+    """Up to `EXAMPLES_PER_KIND` rows of each ambiguity other than clear, chosen by a stable hash of
+    the cell's identity salted with `seed` (`stable_pick`), whatever the rows' order. A long reply
+    is cut to its last `_EXCERPT` characters (the answer is at the end), the cut marked with "…"."""
     graded = graded_cells(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows))
     if graded.empty or Column.ambiguity not in graded:
         return []
-    rng = np.random.default_rng(seed)
     examples = []
     for kind, group in graded[graded[Column.ambiguity] != CLEAR].groupby(Column.ambiguity, sort=True):
-        picked = group.iloc[
-            sorted(rng.choice(len(group), size=min(EXAMPLES_PER_KIND, len(group)), replace=False))
-        ]
-        for record in picked.to_dict("records"):
+        for record in stable_pick(group, EXAMPLES_PER_KIND, seed):
             reply = str(record.get(Column.response) or "")
             examples.append(
                 {
@@ -112,7 +144,7 @@ def ambiguous_examples(rows: list[dict[str, Any]] | pd.DataFrame, seed: int = 0)
                     "choices": record.get(Column.choices) or [],
                     "extracted": record.get(Column.extracted),
                     "method": record.get(Column.method),
-                    "reply": reply if len(reply) <= _EXCERPT else "…" + reply[-_EXCERPT:],
+                    "reply": excerpt(reply, _EXCERPT, keep="tail"),
                 }
             )
     return examples

@@ -23,6 +23,9 @@ from isodyn.record import Status, status_of
 from isodyn.schema import Column
 
 GRADED_REASONS = ("ok", "extraction_failed")
+# A cluster-bootstrap interval over fewer seeds than this says nothing: with 3 seeds there are only
+# 10 distinct resamples, and one seed alone gives `[x, x]`. Tables print the estimate and the count.
+MIN_INTERVAL_SEEDS = 5
 
 
 def graded_cells(rows: Iterable[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
@@ -56,8 +59,9 @@ def robustness_table(
     by: Sequence[str] | None = None,
     bootstrap: Bootstrap | None = None,
 ) -> pd.DataFrame:
-    """One line per group (default: model, strategy, modality) with counts and the three metrics;
-    with `bootstrap`, each metric also gets `_low` and `_high` interval bounds."""
+    """One line per group (default: model, strategy, modality) with counts (`seeds`: the graded seeds,
+    which intervals are drawn over) and the three metrics; with `bootstrap`, each metric also gets
+    `_low` and `_high` interval bounds (printed only from `MIN_INTERVAL_SEEDS` seeds up)."""
     by = list(by or ARM)
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     records = []
@@ -68,7 +72,7 @@ def robustness_table(
         record.update(
             cells=len(group),
             graded=len(graded),
-            seeds=graded[Column.seed_id].nunique(),
+            seeds=int(graded[Column.seed_id].nunique()),
             extraction_failed=int((statuses == Status.EXTRACTION_FAILED).sum()),
             skipped=int((statuses == Status.SKIPPED).sum()),
             errors=int((statuses == Status.ERROR).sum()),

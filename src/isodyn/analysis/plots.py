@@ -1,26 +1,65 @@
-"""Report figures: pure functions from tables to PNG bytes (matplotlib Agg, no pyplot state)."""
+"""Report figures: pure functions from tables to PNG bytes (matplotlib Agg, no pyplot state).
+
+Figures are drawn at the width the HTML report shows them (`WIDTH` inches at 100 dpi: 1100 px), so
+text is read at its real size. Many series are split into small multiples (a panel per model, or per
+model and strategy); within a panel each series has its own colour and marker (`series_style`).
+A number is a filled marker, zero included; what has no number is drawn apart from it (`Shown`):
+a hollow marker for a metric that is undefined (RR when A_avg = 0), a grey cross or "n/a" for what
+was not measured, both in a shaded "n/a" strip off the scale.
+"""
 
 from __future__ import annotations
 
 import io
+import math
+import textwrap
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from isodyn.analysis.columns import ARM
+from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS
+from isodyn.analysis.tables import LEVEL_COLUMNS, TOPIC_COLUMNS
+from isodyn.core import Modality
 from isodyn.schema import Column
 from isodyn.textsafe import visible
 
+WIDTH = 11.0  # inches at 100 dpi: the HTML report's column, so a figure is shown at its real size
+DPI = 100
+# Distinct at a glance and for the common colour-vision deficiencies (Okabe-Ito, then Tol's muted).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442",
+           "#332288", "#88CCEE", "#117733", "#999933", "#882255", "#AA4499")  # fmt: skip
+MARKERS = ("o", "s", "D", "^", "v", "P", "X", "h", "<", ">", "p", "*")
+NA_COLOUR = "#8a8a8a"
+NA_FILL = "#f0f0f0"
+TOPIC_CODES = {topic.value: code for topic, code in TOPIC_COLUMNS.items()}
+LEVEL_CODES = {level.value: code for level, code in LEVEL_COLUMNS.items()}
+
 
 def _png(draw: Callable[[Axes], None], size: tuple[float, float]) -> bytes:
-    fig = Figure(figsize=size, dpi=100)
+    fig = Figure(figsize=size, dpi=DPI)
     FigureCanvasAgg(fig)
     draw(fig.add_subplot())
     fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _figure(size: tuple[float, float]) -> Figure:
+    fig = Figure(figsize=size, dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _saved(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", metadata={"Software": None})
     return buffer.getvalue()
@@ -32,131 +71,417 @@ def label(value: object) -> str:
     return visible(str(value)).replace("$", r"\$")
 
 
+def short_label(value: object, width: int = 40) -> str:
+    """`label`, cut to `width` characters with an ellipsis at the end."""
+    text = visible(str(value))
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    return text.replace("$", r"\$")
+
+
+def wrapped_label(value: object, width: int = 36) -> str:
+    """`label` on lines of at most `width` characters (a long model name in a panel title)."""
+    return "\n".join(label(line) for line in textwrap.wrap(visible(str(value)), width) or [""])
+
+
 def series_label(record: dict) -> str:
     return label(" / ".join(str(record[c]) for c in ARM))
 
 
-def _error_bars(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
-    value = frame[metric].to_numpy(float)
-    low = frame.get(f"{metric}_low", frame[metric]).to_numpy(float)
-    high = frame.get(f"{metric}_high", frame[metric]).to_numpy(float)
-    return value, np.nan_to_num(np.vstack([value - low, high - value]))
+def topic_code(topic: object) -> str:
+    """A topic as the tables name it (DynaMath Table 1's PG, SG, ...; IsoBench's IsoMath, ...)."""
+    return TOPIC_CODES.get(str(topic), str(topic))
+
+
+def series_style(index: int) -> tuple[str, str]:
+    """The colour and marker of the `index`th series: 14 colours x 12 markers never repeat a pair
+    before 84 series, and two series sharing a colour differ in marker."""
+    return PALETTE[index % len(PALETTE)], MARKERS[index % len(MARKERS)]
+
+
+class Shown(StrEnum):
+    """How a point is drawn: a number (a filled marker, zero included), a metric with no value
+    (a hollow marker in the n/a strip), or nothing measured (a grey cross in the n/a strip)."""
+
+    VALUE = "value"
+    UNDEFINED = "undefined"
+    MISSING = "missing"
+
+
+def _nan(value: object) -> bool:
+    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
+
+
+def value_shown(value: float | None) -> Shown:
+    """A measured number (0 included) or nothing measured."""
+    return Shown.MISSING if _nan(value) else Shown.VALUE
+
+
+def rr_shown(rr: float | None, a_avg: float | None) -> Shown:
+    """RR = A_wst / A_avg: a number (0 when no seed is right on every variant), undefined when
+    A_avg = 0 (nothing right at all), missing when the arm has no graded cells."""
+    if _nan(a_avg):
+        return Shown.MISSING
+    if a_avg == 0 or _nan(rr):
+        return Shown.UNDEFINED
+    return Shown.VALUE
+
+
+def modality_order(values: Sequence[object]) -> list[str]:
+    """Modalities in the project's order (image, latex, code, story), any others after, sorted: the
+    same modality keeps its colour and marker in every figure of a report."""
+    known = [m.value for m in Modality]
+    present = {str(v) for v in values}
+    return [m for m in known if m in present] + sorted(present - set(known))
+
+
+def _point(
+    ax: Axes,
+    x: float,
+    y: float,
+    shown: Shown,
+    style: tuple[str, str],
+    error: tuple[float, float] | None,
+    na: float,
+    horizontal: bool,
+    size: float = 6,
+) -> None:
+    """One point: a filled marker with its interval, or a hollow marker / grey cross at `na` (the
+    n/a strip's position on the value axis)."""
+    colour, marker = style
+    if shown is Shown.VALUE:
+        bars = None
+        if error is not None and all(map(math.isfinite, error)):
+            bars = np.array([[max(error[0], 0.0)], [max(error[1], 0.0)]])
+        xerr, yerr = (bars, None) if horizontal else (None, bars)
+        ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt=marker, color=colour, markersize=size, capsize=2,
+                    linewidth=1.2)  # fmt: skip
+        return
+    xy = (na, y) if horizontal else (x, na)
+    if shown is Shown.UNDEFINED:
+        ax.plot(*xy, marker=marker, markersize=size, markerfacecolor="white", markeredgecolor=colour,
+                markeredgewidth=1.4, linestyle="none")  # fmt: skip
+    else:
+        ax.plot(*xy, marker="x", markersize=size - 1, color=NA_COLOUR, linestyle="none")
+
+
+def _na_strip(ax: Axes, low: float, high: float, horizontal: bool, ticks: Sequence[float]) -> None:
+    """The shaded strip off the scale where what has no number is drawn, its tick labelled n/a."""
+    middle = (low + high) / 2
+    ax.grid(axis="x" if horizontal else "y", alpha=0.3)
+    if horizontal:
+        ax.axvspan(low, high, color=NA_FILL, zorder=0)
+        ax.set_xticks([middle, *ticks], ["n/a", *(f"{t:g}" for t in ticks)])
+    else:
+        ax.axhspan(low, high, color=NA_FILL, zorder=0)
+        ax.set_yticks([middle, *ticks], ["n/a", *(f"{t:g}" for t in ticks)])
+    axis = ax.xaxis if horizontal else ax.yaxis
+    axis.get_major_ticks()[0].gridline.set_visible(False)  # no grid line through the strip
+
+
+def _panels(count: int, columns: int, size: tuple[float, float]) -> tuple[Figure, list[Axes]]:
+    """A figure `WIDTH` wide of `count` panels in rows of `columns`, laid out by matplotlib's
+    constrained layout (titles, legends and tick labels never overlap)."""
+    columns = max(1, min(columns, count))
+    rows = max(1, math.ceil(count / columns))
+    fig = Figure(figsize=size, dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    grid = fig.add_gridspec(rows, columns)
+    axes = [fig.add_subplot(grid[i // columns, i % columns]) for i in range(count)]
+    return fig, axes
+
+
+def _legend_handle(style: tuple[str, str], text: str, hollow: bool = False) -> Line2D:
+    colour, marker = style
+    return Line2D([], [], linestyle="none", marker=marker, color=colour, markersize=6, label=text,
+                  markerfacecolor="white" if hollow else colour)  # fmt: skip
+
+
+NOT_MEASURED = Line2D([], [], linestyle="none", marker="x", color=NA_COLOUR, label="not measured (n/a)")
+MARK_COLUMN = (101.5, 128.0)  # the data range, right of 100 %, where the best / worst marks are written
+
+
+def _marks(text: str) -> str:
+    """`best A_avg, worst A_wst` as the figure's short marks: `▲ A_avg  ▼ A_wst`."""
+    parts = []
+    for mark in (m.strip() for m in text.split(",") if m.strip()):
+        kind, _, metric = mark.partition(" ")
+        parts.append(f"{'▲' if kind == 'best' else '▼'} {metric}")
+    return "  ".join(parts)
+
+
+def findings_summary(arms: pd.DataFrame, level: float = 0.95) -> bytes:
+    """Per model (a panel each), A_avg and A_wst of every arm (strategy / modality, a row each, in the
+    frame's order) with intervals; the baseline arm shaded yellow, the best (▲) and worst (▼) arms
+    by each metric marked at the right, arms a model has no cells for crossed in the n/a strip."""
+    models = list(dict.fromkeys(map(str, arms[Column.model]))) if not arms.empty else []
+    rows = list(dict.fromkeys(zip(arms[Column.strategy].astype(str), arms[Column.modality].astype(str),
+                                  strict=True))) if not arms.empty else []  # fmt: skip
+    columns = 1 if len(models) <= 1 else 2
+    panel_rows = math.ceil(max(len(models), 1) / columns)
+    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.8 + panel_rows * (0.7 + 0.25 * len(rows))))
+    styles = {"A_avg": (PALETTE[0], "o"), "A_wst": (PALETTE[5], "s")}
+    y = np.arange(len(rows))[::-1].astype(float)
+    strategies = list(dict.fromkeys(s for s, _ in rows))
+    based = arms[arms["baseline"].astype(bool)] if not arms.empty else arms
+    baseline = (
+        (str(based.iloc[0][Column.strategy]), str(based.iloc[0][Column.modality])) if len(based) else None
+    )
+    for index, (ax, model) in enumerate(zip(axes, models, strict=False)):
+        shown = arms[arms[Column.model].astype(str) == model]
+        by_arm = {(str(r[Column.strategy]), str(r[Column.modality])): r for r in shown.to_dict("records")}
+        for yi, arm in zip(y, rows, strict=True):
+            if strategies.index(arm[0]) % 2:
+                ax.axhspan(yi - 0.5, yi + 0.5, color="#f5f5f5", zorder=0)
+            record = by_arm.get(arm)
+            if record is None:
+                _point(ax, 0, yi, Shown.MISSING, styles["A_avg"], None, -6, horizontal=True)
+                continue
+            if record["baseline"]:
+                ax.axhspan(yi - 0.5, yi + 0.5, color="#ffe98a", zorder=0)
+            for offset, metric in ((0.15, "A_avg"), (-0.15, "A_wst")):
+                value = record[metric]
+                low, high = record.get(f"{metric}_low", math.nan), record.get(f"{metric}_high", math.nan)
+                error = (100 * (value - low), 100 * (high - value))
+                _point(ax, 100 * value, yi + offset, value_shown(value), styles[metric], error, -6,
+                       horizontal=True, size=5)  # fmt: skip
+            if record.get("marks"):
+                ax.text(MARK_COLUMN[0] + 1, yi, _marks(str(record["marks"])), va="center", fontsize=7)
+        names = [short_label(f"{s} / {m}", 34) + (" (baseline)" if arm == baseline else "")
+                 for arm in rows for s, m in [arm]]  # fmt: skip
+        ax.set_yticks(y, names if index % columns == 0 else [""] * len(rows), fontsize=8)
+        for tick, arm in zip(ax.get_yticklabels(), rows, strict=True):
+            if arm == baseline:
+                tick.set_fontweight("bold")
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        ax.axvspan(*MARK_COLUMN, color="white", zorder=0)
+        ax.axvline(MARK_COLUMN[0], color="#cccccc", linewidth=0.8)
+        _na_strip(ax, -11, -1, horizontal=True, ticks=range(0, 101, 20))
+        ax.set_xlim(-11, MARK_COLUMN[1])
+        ax.set_xlabel("accuracy (%)", fontsize=8)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_title(wrapped_label(model, 60), fontsize=10)
+    handles = [
+        Line2D([], [], marker="o", color=styles["A_avg"][0], label=f"A_avg, {level:.0%} interval"),
+        Line2D([], [], marker="s", color=styles["A_wst"][0], label=f"A_wst, {level:.0%} interval"),
+        Patch(color="#ffe98a", label="baseline arm"),
+        Line2D([], [], linestyle="none", label="▲ best / ▼ worst arm by the metric"),
+        NOT_MEASURED,
+    ]
+    fig.legend(handles=handles, loc="outside upper center", ncols=5, fontsize=8, frameon=False)
+    return _saved(fig)
 
 
 def accuracy_by_topic(table: pd.DataFrame) -> bytes:
-    """A_avg with its interval per topic, one marker series per model / strategy / modality."""
-    topics = sorted(table[Column.topic].unique())
-    series = list(table.groupby(list(ARM), sort=True))
-
-    def draw(ax: Axes) -> None:
-        width = 0.8 / max(len(series), 1)
-        for i, (key, group) in enumerate(series):
-            group = group.set_index(Column.topic).reindex(topics)
-            value, err = _error_bars(group.reset_index(), "A_avg")
-            x = np.arange(len(topics)) + (i - (len(series) - 1) / 2) * width
-            ax.errorbar(
-                x, 100 * value, yerr=100 * err, fmt="o", capsize=3, label=label(" / ".join(map(str, key)))
-            )
-        ax.set_xticks(np.arange(len(topics)), [label(t) for t in topics], rotation=30, ha="right")
-        ax.set_ylabel("A_avg (%)")
-        ax.set_ylim(-5, 105)
-        ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-        ax.set_title("Average-case accuracy by topic (cluster-bootstrap intervals)")
-
-    return _png(draw, (11, 4.5))
+    """A_avg with its interval per topic (the tables' codes): a panel per model and strategy, a
+    colour and marker per modality; a topic a modality has no cells on is a cross in the n/a strip."""
+    order = list(TOPIC_CODES)
+    topics = sorted(
+        table[Column.topic].unique(), key=lambda t: (order.index(t) if t in order else 99, str(t))
+    )
+    modalities = modality_order(table[Column.modality].unique())
+    panels = list(table.groupby([Column.model, Column.strategy], sort=True))
+    columns = 3 if len(panels) > 4 else min(len(panels), 2) or 1
+    rows = math.ceil(max(len(panels), 1) / columns)
+    long_codes = any(len(topic_code(t)) > 3 for t in topics)
+    fig, axes = _panels(max(len(panels), 1), columns, (WIDTH, 0.6 + rows * (2.6 + 0.3 * long_codes)))
+    width = 0.8 / max(len(modalities), 1)
+    for index, (ax, ((model, strategy), group)) in enumerate(zip(axes, panels, strict=False)):
+        for i, modality in enumerate(modalities):
+            series = group[group[Column.modality] == modality].set_index(Column.topic).reindex(topics)
+            for j, topic in enumerate(topics):
+                record = series.loc[topic]
+                value = record["A_avg"]
+                low, high = record.get("A_avg_low", math.nan), record.get("A_avg_high", math.nan)
+                if record.get("seeds", MIN_INTERVAL_SEEDS) < MIN_INTERVAL_SEEDS:
+                    low = high = math.nan
+                x = j + (i - (len(modalities) - 1) / 2) * width
+                _point(ax, x, 100 * value, value_shown(value), series_style(i), (100 * (value - low),
+                       100 * (high - value)), -7, horizontal=False, size=4.5)  # fmt: skip
+        rotation = 45 if long_codes else 0
+        ax.set_xticks(np.arange(len(topics)), [label(topic_code(t)) for t in topics], fontsize=8,
+                      rotation=rotation, ha="right" if rotation else "center")  # fmt: skip
+        ax.set_xlim(-0.6, len(topics) - 0.4)
+        _na_strip(ax, -12, -2, horizontal=False, ticks=range(0, 101, 25))
+        ax.set_ylim(-12, 105)
+        ax.tick_params(axis="y", labelsize=8)
+        if index % columns == 0:
+            ax.set_ylabel("A_avg (%)", fontsize=8)
+        ax.set_title(wrapped_label(f"{model} / {strategy}", 48), fontsize=9)
+    handles = [_legend_handle(series_style(i), label(m)) for i, m in enumerate(modalities)]
+    handles.append(Line2D([], [], linestyle="none", marker="x", color=NA_COLOUR, label="no cells on topic"))
+    fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 7), fontsize=8,
+               frameon=False, title=f"modality (interval bars from {MIN_INTERVAL_SEEDS} seeds up)",
+               title_fontsize=8)  # fmt: skip
+    return _saved(fig)
 
 
 def rr_by_series(table: pd.DataFrame) -> bytes:
-    """Reasoning robustness RR = A_wst / A_avg per model / strategy / modality, with intervals."""
-    records = table.to_dict("records")
+    """Reasoning robustness RR = A_wst / A_avg with intervals: a panel per model, a row per strategy,
+    a colour and marker per modality. RR = 0 is a filled marker at 0; RR undefined (A_avg = 0) a
+    hollow marker, and a strategy / modality not run a grey cross, both in the n/a strip."""
+    models = sorted(map(str, table[Column.model].unique())) if not table.empty else []
+    strategies = sorted(map(str, table[Column.strategy].unique())) if not table.empty else []
+    modalities = modality_order(table[Column.modality].unique()) if not table.empty else []
+    columns = 1 if len(models) <= 1 else 2
+    panel_rows = math.ceil(max(len(models), 1) / columns)
+    row_height = 0.2 + 0.12 * max(len(modalities), 1)
+    fig, axes = _panels(max(len(models), 1), columns,
+                        (WIDTH, 0.6 + panel_rows * (0.8 + row_height * max(len(strategies), 1))))  # fmt: skip
+    step = 0.8 / max(len(modalities), 1)
+    for index, (ax, model) in enumerate(zip(axes, models, strict=False)):
+        group = table[table[Column.model].astype(str) == model]
+        for row, strategy in enumerate(strategies):
+            y0 = len(strategies) - 1 - row
+            for i, modality in enumerate(modalities):
+                match = group[(group[Column.strategy] == strategy) & (group[Column.modality] == modality)]
+                y = y0 + ((len(modalities) - 1) / 2 - i) * step
+                if match.empty:
+                    _point(ax, 0, y, Shown.MISSING, series_style(i), None, -0.08, horizontal=True, size=5)
+                    continue
+                record = match.iloc[0]
+                rr, low, high = record["RR"], record.get("RR_low", math.nan), record.get("RR_high", math.nan)
+                if record.get("seeds", MIN_INTERVAL_SEEDS) < MIN_INTERVAL_SEEDS:
+                    low = high = math.nan
+                shown = rr_shown(rr, record["A_avg"])
+                _point(ax, rr, y, shown, series_style(i), (rr - low, high - rr), -0.08, horizontal=True,
+                       size=5)  # fmt: skip
+            if row:
+                ax.axhline(y0 + 0.5, color="#dddddd", linewidth=0.8)
+        names = [short_label(s, 28) for s in strategies]
+        ax.set_yticks(range(len(strategies))[::-1], names if index % columns == 0 else [""] * len(names),
+                      fontsize=8)  # fmt: skip
+        ax.set_ylim(-0.5, len(strategies) - 0.5)
+        _na_strip(ax, -0.14, -0.02, horizontal=True, ticks=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        ax.set_xlim(-0.14, 1.05)
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_xlabel("RR = A_wst / A_avg", fontsize=8)
+        ax.set_title(wrapped_label(model, 60), fontsize=10)
+    handles = [_legend_handle(series_style(i), label(m)) for i, m in enumerate(modalities)]
+    handles += [
+        _legend_handle(("#444444", "o"), "RR undefined (A_avg = 0)", hollow=True),
+        Line2D([], [], linestyle="none", marker="x", color=NA_COLOUR, label="not run"),
+    ]
+    fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 7), fontsize=8,
+               frameon=False)  # fmt: skip
+    return _saved(fig)
 
-    def draw(ax: Axes) -> None:
-        value, err = _error_bars(table, "RR")
-        y = np.arange(len(records))
-        ax.barh(y, np.nan_to_num(value), xerr=err, capsize=3, color="#4c72b0")
-        ax.set_yticks(y, [series_label(r) for r in records], fontsize=8)
-        ax.set_xlabel("RR = A_wst / A_avg")
-        ax.set_xlim(0, 1.05)
-        ax.set_title("Reasoning robustness")
-        ax.grid(axis="x", alpha=0.3)
 
-    return _png(draw, (8, 1.2 + 0.45 * len(records)))
+GAP_ROWS_PER_FIGURE = 80  # a longer list of tasks is split evenly over several figures
 
 
-def modality_gaps(gaps: pd.DataFrame) -> bytes:
-    """Best text representation minus image, per task and model (percentage points)."""
-
-    def draw(ax: Axes) -> None:
-        pivot = gaps.pivot_table(index="task", columns=Column.model, values="gap", aggfunc="mean") * 100
-        width = 0.8 / max(len(pivot.columns), 1)
-        for i, model in enumerate(pivot.columns):
-            x = np.arange(len(pivot.index)) + (i - (len(pivot.columns) - 1) / 2) * width
-            ax.bar(x, pivot[model].to_numpy(float), width=width, label=label(model))
-        ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_xticks(np.arange(len(pivot.index)), [label(t) for t in pivot.index], rotation=20, ha="right")
-        ax.set_ylabel("text - image (points)")
-        ax.set_title("Modality gap on the same items")
-        ax.legend(fontsize=7)
-
-    return _png(draw, (8, 4))
+def modality_gaps(gaps: pd.DataFrame, rows_per_figure: int = GAP_ROWS_PER_FIGURE) -> list[bytes]:
+    """Best text representation minus image, per task (a row each) and model (a panel each), in
+    points: a dot on a stem from 0, so a gap of 0 is a dot on the line, and a task the model has no
+    gap for says "n/a". Tasks are sorted by their mean gap; more than `rows_per_figure` tasks are
+    split evenly over several figures, and the height grows with the rows so names never overlap."""
+    if gaps.empty:
+        return []
+    pivot = gaps.pivot_table(index="task", columns=Column.model, values="gap", aggfunc="mean", dropna=False)
+    pivot = (pivot * 100).loc[(pivot.mean(axis=1)).sort_values(ascending=False, kind="stable").index]
+    models = list(pivot.columns)
+    count = math.ceil(len(pivot) / rows_per_figure)
+    size = math.ceil(len(pivot) / count)
+    pages = [pivot.iloc[i : i + size] for i in range(0, len(pivot), size)]
+    out = []
+    for number, page in enumerate(pages, start=1):
+        columns = min(len(models), 3)
+        rows = math.ceil(len(models) / columns)
+        fig, axes = _panels(len(models), columns, (WIDTH, 0.7 + rows * (0.7 + 0.2 * len(page))))
+        y = np.arange(len(page))[::-1]
+        for index, (ax, model) in enumerate(zip(axes, models, strict=True)):
+            for yi, value in zip(y, page[model].to_numpy(float), strict=True):
+                if math.isnan(value):
+                    box = {"facecolor": "white", "edgecolor": NA_COLOUR, "pad": 1.0, "linewidth": 0.5}
+                    ax.text(0, yi, "n/a", ha="center", va="center", fontsize=7, color=NA_COLOUR, bbox=box)
+                    continue
+                colour = PALETTE[0] if value > 0 else (PALETTE[5] if value < 0 else "#000000")
+                ax.plot([0, value], [yi, yi], color=colour, linewidth=1.5)
+                ax.plot([value], [yi], marker="o", color=colour, markersize=4.5)
+            ax.axvline(0, color="black", linewidth=0.8)
+            ax.set_xlim(-105, 105)
+            ax.set_ylim(-0.7, len(page) - 0.3)
+            names = [short_label(t, 40) for t in page.index]
+            ax.set_yticks(y, names if index % columns == 0 else [""] * len(names), fontsize=8)
+            ax.tick_params(axis="x", labelsize=8)
+            ax.grid(axis="x", alpha=0.3)
+            ax.set_xlabel("gap = best text - image (points)", fontsize=8)
+            ax.set_title(wrapped_label(model, 40), fontsize=9)
+        part = f" (part {number} of {len(pages)})" if len(pages) > 1 else ""
+        fig.suptitle(f"Modality gap per task on the same items{part}; n/a: not measured", fontsize=9)
+        out.append(_saved(fig))
+    return out
 
 
 def error_types(distribution: pd.DataFrame, label_columns: Sequence[str]) -> bytes:
-    """Stacked shares of first-error types per group, from process evaluation."""
+    """Stacked shares of first-error types per group, from process evaluation; a group with no judged
+    solution says so instead of showing an empty bar."""
     kinds = [c for c in distribution.columns if c not in [*label_columns, "judged"]]
-
-    def draw(ax: Axes) -> None:
-        labels = [
-            label(" / ".join(str(r[c]) for c in label_columns)) for r in distribution.to_dict("records")
-        ]
-        totals = distribution[kinds].sum(axis=1).replace(0, 1).to_numpy(float)
-        left = np.zeros(len(distribution))
-        for kind in kinds:
-            share = distribution[kind].to_numpy(float) / totals * 100
-            ax.barh(labels, share, left=left, label=label(kind))
-            left += share
-        ax.set_xlabel("share of judged solutions (%)")
-        ax.set_title("First wrong step by error type")
-        ax.legend(fontsize=7, loc="lower right")
-
-    return _png(draw, (8, 1.5 + 0.45 * len(distribution)))
+    records = distribution.to_dict("records")
+    names = [short_label(" / ".join(str(r[c]) for c in label_columns), 48) for r in records]
+    fig, (ax,) = _panels(1, 1, (WIDTH, 1.4 + 0.28 * len(distribution)))
+    y = np.arange(len(distribution))[::-1]
+    totals = distribution[kinds].sum(axis=1).to_numpy(float)
+    left = np.zeros(len(distribution))
+    for i, kind in enumerate(kinds):
+        share = np.divide(distribution[kind].to_numpy(float), totals, out=np.zeros(len(totals)),
+                          where=totals > 0) * 100  # fmt: skip
+        ax.barh(y, share, left=left, label=label(kind), color=PALETTE[i % len(PALETTE)],
+                hatch=None if i < len(PALETTE) else "//")  # fmt: skip
+        left += share
+    for yi, total in zip(y, totals, strict=True):
+        if total == 0:
+            ax.text(1, yi, "n/a: no judged solution", va="center", fontsize=7, color=NA_COLOUR)
+    ax.set_yticks(y, names, fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of judged solutions (%)", fontsize=8)
+    ax.set_title("First wrong step by error type", fontsize=10)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize=7, frameon=False)
+    return _saved(fig)
 
 
 def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
-    """How many seeds have k of their variants right (first repeat), per series."""
+    """How many seeds have k of their variants right (first repeat): a panel per model, a row per
+    arm (strategy / modality), a column per k, each cell the count of seeds, shaded by its share of
+    the arm's seeds (a count of 0 is printed in grey, never left blank)."""
     first = graded[graded[Column.repeat] == graded[Column.repeat].min()]
-    series = list(first.groupby(list(ARM), sort=True))
-
-    def draw(ax: Axes) -> None:
-        most = int(first.groupby([Column.seed_id])[Column.variant].nunique().max()) if len(first) else 0
-        bins = [i - 0.5 for i in range(most + 2)]
-        for key, group in series:
-            counts = group.groupby(Column.seed_id)[Column.correct].sum()
-            ax.hist(counts, bins=bins, histtype="step", linewidth=1.5, label=label(" / ".join(map(str, key))))
-        ax.set_xlabel("variants answered correctly")
-        ax.set_ylabel("seeds")
-        ax.set_xticks(range(most + 1))
-        ax.set_title("Correct variants per seed")
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-
-    return _png(draw, (11, 4))
+    models = sorted(map(str, first[Column.model].unique()))
+    by = [Column.model, Column.strategy, Column.modality, Column.seed_id]
+    most = int(first.groupby(by)[Column.variant].nunique().max()) if len(first) else 0
+    order = modality_order(first[Column.modality].unique())
+    counts: dict[str, list[tuple[str, str, np.ndarray]]] = {m: [] for m in models}
+    for (model, strategy, modality), group in first.groupby([Column.model, Column.strategy, Column.modality]):
+        right = group.groupby(Column.seed_id)[Column.correct].sum().astype(int)
+        counted = np.bincount(right.to_numpy(), minlength=most + 1)[: most + 1]
+        counts[str(model)].append((str(strategy), str(modality), counted))
+    for arms in counts.values():
+        arms.sort(key=lambda a: (a[0], order.index(a[1])))
+    rows = max((len(v) for v in counts.values()), default=1)
+    columns = 1 if len(models) <= 1 else 2
+    panel_rows = math.ceil(max(len(models), 1) / columns)
+    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.3 + panel_rows * (0.8 + 0.24 * rows)))
+    for ax, model in zip(axes, models, strict=False):
+        arms = counts[model]
+        names = [short_label(f"{s} / {m}", 34) for s, m, _ in arms]
+        matrix = np.array([c for _, _, c in arms], dtype=float).reshape(len(arms), most + 1)
+        share = matrix / np.maximum(matrix.sum(axis=1, keepdims=True), 1)
+        ax.imshow(share, aspect="auto", cmap="Blues", vmin=0, vmax=1)
+        for (r, k), count in np.ndenumerate(matrix):
+            colour = "white" if share[r, k] > 0.55 else ("#999999" if count == 0 else "black")
+            ax.text(k, r, f"{int(count)}", ha="center", va="center", fontsize=7, color=colour)
+        for r in range(1, len(arms)):
+            if arms[r][0] != arms[r - 1][0]:  # a new strategy
+                ax.axhline(r - 0.5, color="white", linewidth=2.5)
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.set_xticks(range(most + 1), [str(k) for k in range(most + 1)], fontsize=8)
+        ax.set_xlabel("variants answered correctly (first repeat); cells: number of seeds", fontsize=8)
+        ax.set_title(wrapped_label(model, 60), fontsize=10)
+    return _saved(fig)
 
 
 def forest(comparisons: pd.DataFrame) -> bytes:
-    """Paired differences with intervals, one line per comparison (points)."""
-    records = comparisons.to_dict("records")
+    """Paired differences with intervals, one line per comparison (points): drawn by
+    `isodyn.analysis.forest` (imported here when called: that module stands alone)."""
+    from isodyn.analysis.forest import forest_frame
 
-    def draw(ax: Axes) -> None:
-        y = np.arange(len(records))[::-1]
-        diff = np.array([r["difference"] for r in records]) * 100
-        low = np.array([r["low"] for r in records]) * 100
-        high = np.array([r["high"] for r in records]) * 100
-        ax.errorbar(diff, y, xerr=np.vstack([diff - low, high - diff]), fmt="o", capsize=3)
-        ax.axvline(0, color="black", linewidth=0.8)
-        ax.set_yticks(y, [label(f"{r['a']} vs {r['b']} ({r['context']})") for r in records], fontsize=8)
-        ax.set_xlabel("difference in accuracy (points), A - B")
-        ax.set_title("Paired comparisons (cluster bootstrap intervals)")
-        ax.grid(axis="x", alpha=0.3)
-
-    return _png(draw, (8, 1.5 + 0.5 * len(records)))
+    return forest_frame(comparisons)

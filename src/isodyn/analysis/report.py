@@ -1,6 +1,9 @@
 """A run's report: report.md (figures beside it) and a standalone report.html (figures embedded).
 
-Everything is computed by pure functions into a `ReportContent`; only `write_report` touches disk.
+The first screen says what the run found: the findings against the baseline arm (`findings`), a
+legend of the abbreviations shown (`legend`) and one summary figure; then the run's facts, the
+tables (each caption right under its title) and the other figures. Everything is computed by pure
+functions into a `ReportContent`; only `write_report` touches disk.
 """
 
 from __future__ import annotations
@@ -15,22 +18,28 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import numpy as np
 import orjson
 import pandas as pd
 from markupsafe import Markup
 
+from isodyn.analysis import plots
 from isodyn.analysis.columns import cell_label
-from isodyn.analysis.grading import ambiguous_examples
+from isodyn.analysis.findings import Baseline, arms_frame, choose_baseline, find, sentences
+from isodyn.analysis.grading import ambiguous_examples, excerpt, stable_pick
+from isodyn.analysis.legend import legend
 from isodyn.analysis.markdown import html_table, markdown_table
-from isodyn.analysis.metrics import Bootstrap, graded_cells
+from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
 from isodyn.errors import IsodynError
 from isodyn.results import CellResult, read_json, results_frame
 from isodyn.schema import Column
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
+from isodyn.view.marks import Mark, read_marks
 
 WRONG_SAMPLES = 5
+PROMPT_EXCERPT = 2_000  # characters of a prompt shown in a wrong-answer sample (few-shot prompts run long)
+REPLY_EXCERPT = 6_000  # characters of a reply: its end, where the answer is
+SUMMARY_FIGURE = "summary"
 
 
 @dataclass
@@ -42,6 +51,8 @@ class ReportContent:
     wrong_samples: list[dict[str, Any]] = field(default_factory=list)
     sentences: list[str] = field(default_factory=list)  # plain-language findings, listed first
     ambiguous_examples: list[dict[str, Any]] = field(default_factory=list)  # replies the rules hesitated on
+    legend: list[tuple[str, str]] = field(default_factory=list)  # (abbreviation, meaning), after the findings
+    lead_figure: str | None = None  # the figure (a key of `figures`) shown right after the findings
 
 
 def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> list[tuple[str, str]]:
@@ -59,16 +70,16 @@ def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> lis
 
 
 def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
+    """Up to `WRONG_SAMPLES` wrong cells with a transcript, chosen by a stable hash of each cell's
+    identity salted with `seed` (`stable_pick`): the same cells whatever the order of the rows."""
     if Column.transcript not in graded:
         return []
     transcribed = graded[Column.transcript].map(lambda t: isinstance(t, list) and bool(t))
     wrong = graded[~graded[Column.correct] & transcribed]
     if wrong.empty:
         return []
-    rng = np.random.default_rng(seed)
-    picked = wrong.iloc[sorted(rng.choice(len(wrong), size=min(WRONG_SAMPLES, len(wrong)), replace=False))]
     samples = []
-    for record in picked.to_dict("records"):
+    for record in stable_pick(wrong, WRONG_SAMPLES, seed):
         calls = []
         for call in record.get(Column.transcript) or []:
             for message in call.get("messages", []):
@@ -78,8 +89,10 @@ def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
                     if isinstance(content, str)
                     else "\n".join(p.get("text") or f"[image {p['image_url']['url'][:19]}…]" for p in content)
                 )
-                calls.append({"who": f"{call['step']} · {message['role']}", "text": text})
-            calls.append({"who": f"{call['step']} · reply", "text": call.get("response") or ""})
+                who = f"{call['step']} · {message['role']}"
+                calls.append({"who": who, "text": excerpt(text, PROMPT_EXCERPT)})
+            reply = excerpt(call.get("response") or "", REPLY_EXCERPT, keep="tail")
+            calls.append({"who": f"{call['step']} · reply", "text": reply})
         samples.append(
             {
                 "label": f"{cell_label(record)} (repeat {record[Column.repeat]})",
@@ -117,6 +130,42 @@ def encodable(result: CellResult) -> CellResult:
     return result
 
 
+def _configured(config: dict[str, Any] | None, key: str) -> list[str]:
+    value = (config or {}).get(key)
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def run_baseline(
+    frame: pd.DataFrame, config: dict[str, Any] | None, requested: tuple[str, str | None] | None = None
+) -> Baseline:
+    """The baseline arm of a run's cells (`findings.choose_baseline`), its strategies and modalities
+    in the run's configured order; UnknownBaselineError when `requested` is not in the run."""
+    graded = graded_cells(frame)
+    strategies = _ordered(graded[Column.strategy].astype(str), _configured(config, "strategies"))
+    modalities = _ordered(graded[Column.modality].astype(str), _configured(config, "modalities"))
+    return choose_baseline(strategies, modalities, requested)
+
+
+def _ordered(present: pd.Series, preferred: list[str]) -> list[str]:
+    seen = set(present)
+    first = [v for v in dict.fromkeys(preferred) if v in seen]
+    return first + sorted(seen - set(first))
+
+
+def shown_names(
+    tables: Sequence[tuple[str, str, pd.DataFrame]], sentences: Sequence[str], captions: Sequence[str]
+) -> list[str]:
+    """The texts a reader sees that may hold an abbreviation: titles, captions, column headers, the
+    row names of long tables (representation, metric), the findings and the figure captions."""
+    texts = [*sentences, *captions]
+    for title, caption, table in tables:
+        texts += [title, caption, *map(str, table.columns)]
+        for column in ("representation", "metric"):
+            if column in table.columns:
+                texts += [str(v) for v in table[column].unique()]
+    return texts
+
+
 def build_report(
     results: Sequence[CellResult],
     summary: dict[str, Any] | None,
@@ -124,25 +173,46 @@ def build_report(
     run_name: str,
     bootstrap: Bootstrap = Bootstrap(),  # noqa: B008 - immutable
     process: list[dict[str, Any]] | None = None,
+    baseline: tuple[str, str | None] | None = None,
+    marks: Sequence[Mark] | None = None,
 ) -> ReportContent:
-    """The report of a run: every registered metric section (`analysis.sections`), in order."""
+    """The report of a run: its findings against the baseline arm (`analysis.findings`) and their
+    summary figure first, a legend of the names shown, then every registered metric section
+    (`analysis.sections`), in order."""
     results = [encodable(result) for result in results]
     frame = results_frame(results)
-    inputs = ReportInputs(results, frame, graded_cells(frame), bootstrap, process)
+    graded = graded_cells(frame)
+    chosen = run_baseline(frame, config, baseline)
+    inputs = ReportInputs(
+        results, frame, graded, bootstrap, process, gap_strategy=chosen.arm.strategy, marks=marks
+    )
     tables: list[tuple[str, str, pd.DataFrame]] = []
     figures: dict[str, tuple[str, bytes]] = {}
+    lines: list[str] = []
+    if not graded.empty:
+        found = find(graded, chosen, bootstrap)
+        lines = sentences(found)
+        caption = (
+            f"A_avg and A_wst of every arm with {bootstrap.level:.0%} cluster-bootstrap intervals over "
+            f"seeds (none drawn from fewer than {MIN_INTERVAL_SEEDS}); the baseline arm ({chosen.arm}) "
+            "shaded, the best (▲) and worst (▼) arms marked at the right."
+        )
+        figures[SUMMARY_FIGURE] = (caption, plots.findings_summary(arms_frame(found), bootstrap.level))
     for section in SECTIONS.values():
-        found = section(inputs)
-        tables.extend(found.tables)
-        figures.update(found.figures)
-    graded = inputs.graded
+        section_found = section(inputs)
+        tables.extend(section_found.tables)
+        figures.update(section_found.figures)
+    captions = [caption for caption, _ in figures.values()]
     return ReportContent(
         title=f"isodyn run {run_name}",
         facts=_facts(summary, config),
         tables=tables,
         figures=figures,
         wrong_samples=_wrong_samples(graded, bootstrap.seed) if not graded.empty else [],
+        sentences=lines,
         ambiguous_examples=ambiguous_examples(frame, bootstrap.seed) if not graded.empty else [],
+        legend=[(e.name, e.meaning) for e in legend(shown_names(tables, lines, captions))],
+        lead_figure=SUMMARY_FIGURE if SUMMARY_FIGURE in figures else None,
     )
 
 
@@ -248,12 +318,21 @@ def write_content(directory: Path, content: ReportContent, stem: str) -> Path:
     return path
 
 
-def write_report(run_dir: Path, results: Sequence[CellResult], bootstrap: Bootstrap = Bootstrap()) -> Path:  # noqa: B008
+def write_report(
+    run_dir: Path,
+    results: Sequence[CellResult],
+    bootstrap: Bootstrap = Bootstrap(),  # noqa: B008 - immutable
+    baseline: tuple[str, str | None] | None = None,
+) -> Path:
     """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path."""
     checked_targets(run_dir, ["report.html", "report.md"])  # refuse before the minutes of work
     from isodyn.analysis.process import read_judgements  # damaged lines skipped (the CLI says so)
 
     process = read_judgements(run_dir / "process.jsonl").records or None
     summary, config = read_json(run_dir / "summary.json"), read_json(run_dir / "config.json")
-    content = build_report(results, summary, config, run_dir.name, bootstrap, process)
+    try:  # a person's marks from `exp view`; a marks file that is a link or no file is not read
+        marks = read_marks(run_dir).marks or None
+    except OSError:
+        marks = None
+    content = build_report(results, summary, config, run_dir.name, bootstrap, process, baseline, marks)
     return write_content(run_dir, content, "report")

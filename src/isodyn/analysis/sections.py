@@ -16,6 +16,8 @@ from typing import Any
 import pandas as pd
 
 from isodyn.analysis import plots
+from isodyn.analysis.agreement import agreement_table
+from isodyn.analysis.agreement import caption as agreement_caption
 from isodyn.analysis.columns import ARM, labels
 from isodyn.analysis.consistency import (
     accuracy_over_repeats,
@@ -32,6 +34,7 @@ from isodyn.analysis.tables import dynamath_table, format_value, isobench_layout
 from isodyn.registry import Registry
 from isodyn.results import CellResult
 from isodyn.schema import Column
+from isodyn.view.marks import Mark
 
 Table = tuple[str, str, pd.DataFrame]  # (title, caption, table)
 
@@ -43,6 +46,8 @@ class ReportInputs:
     graded: pd.DataFrame  # the graded cells
     bootstrap: Bootstrap
     process: list[dict[str, Any]] | None = None  # process-evaluation records, when judged
+    gap_strategy: str = "zeroshot"  # the strategy the modality gap is measured under (the baseline's)
+    marks: Sequence[Mark] | None = None  # a person's marks on verdicts (`exp view`), when any
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,15 @@ def isobench_section(inputs: ReportInputs) -> Section:
     return Section([("IsoBench layout (Tables 1 and 6)", caption, iso)])
 
 
+@SECTIONS.register("agreement", order=25)
+def agreement_section(inputs: ReportInputs) -> Section:
+    """Agreement across representations (SEAM): the same answer as image and as text, beyond chance."""
+    table = agreement_table(inputs.graded, inputs.bootstrap)
+    if table.empty:
+        return Section()
+    return Section([("Agreement across representations", agreement_caption(inputs.bootstrap), table)])
+
+
 @SECTIONS.register("variation", order=30)
 def variation_section(inputs: ReportInputs) -> Section:
     """DynaMath's metrics per variation type."""
@@ -101,7 +115,9 @@ def variation_section(inputs: ReportInputs) -> Section:
     shown = table[[*by, "graded"]].rename(columns={Column.variation_types: "variation"})
     for metric in ("A_avg", "A_wst", "RR"):
         shown[metric] = [
-            format_value(r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR")
+            format_value(
+                r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR", r["seeds"]
+            )
             for r in table.to_dict("records")
         ]
     caption = "A seed counts under every variation type it exercises (DynaMath Section 3.2)."
@@ -147,15 +163,21 @@ def figures_section(inputs: ReportInputs) -> Section:
         return Section()
     by_topic = robustness_table(graded, [*ARM, Column.topic], bootstrap)
     figures = {
-        "accuracy_by_topic": ("A_avg per topic with intervals", plots.accuracy_by_topic(by_topic)),
-        "rr": ("Reasoning robustness per model, strategy and modality",
+        "accuracy_by_topic": ("A_avg per topic (codes as in the tables), a panel per model and strategy, "
+                              "a marker per modality, with intervals; a cross in the n/a strip: no cells",
+                              plots.accuracy_by_topic(by_topic)),
+        "rr": ("RR per model, strategy and modality; a filled marker at 0 is RR = 0, a hollow one in the "
+               "n/a strip is RR undefined (A_avg = 0)",
                plots.rr_by_series(robustness_table(graded, ARM, bootstrap))),
-        "correct_variants": ("Distribution of correct variants per seed",
+        "correct_variants": ("Correct variants per seed: seeds with k variants right, per arm",
                              plots.correct_variants_per_seed(graded)),
     }  # fmt: skip
-    gaps = modality_gap(graded)
-    if not gaps.empty:
-        figures["modality_gap"] = ("Modality gap per task", plots.modality_gaps(gaps))
+    pages = plots.modality_gaps(modality_gap(graded, inputs.gap_strategy))
+    for number, png in enumerate(pages, start=1):
+        part = f" (part {number} of {len(pages)})" if len(pages) > 1 else ""
+        name = "modality_gap" if number == 1 else f"modality_gap_{number}"
+        figures[name] = (f"Modality gap per task under {inputs.gap_strategy}: best text - image on the "
+                         f"same items, in pp; n/a: not measured{part}", png)  # fmt: skip
     return Section(figures=figures)
 
 
@@ -191,3 +213,18 @@ def process_section(inputs: ReportInputs) -> Section:
         [("Process evaluation", "First wrong step by error type (MM-MATH 3.3).", distribution)],
         {"error_types": ("First-error types (process evaluation)", plots.error_types(distribution, ARM))},
     )
+
+
+@SECTIONS.register("review", order=65)
+def review_section(inputs: ReportInputs) -> Section:
+    """How a person's marks on verdicts (`exp view`, RUN/marks.jsonl) agree with them, per model."""
+    from isodyn.analysis.review import review_table
+
+    table = review_table(inputs.frame, inputs.marks or ())
+    if table.empty:
+        return Section()
+    caption = (
+        "Graded cells a person marked in `exp view` (the last mark of each): how many marks agree with "
+        "the verdict, and A_avg (%) over the marked cells as graded and as the person read them."
+    )
+    return Section([("Reviewed verdicts", caption, table)])

@@ -8,6 +8,8 @@ All functions are pure and vectorised with numpy:
 - `paired_comparison`: two systems on the same cells: the paired cluster-bootstrap interval of the
   difference, McNemar's exact test on discordant cells, a sign-flip permutation test over seeds;
 - `holm`: Holm's step-down correction; `power_analysis`: minimum detectable effect and seeds needed;
+- `paired_bootstrap`: the same paired comparison with its draws kept (intervals at several levels),
+  `bonferroni_level`, `detectable_effect` (the MDE or why there is none), `fewest_seeds_for`;
 - `cohen_kappa`, `kappa_interval`: agreement of two raters (the rules and a judge) beyond chance,
   with a percentile interval from resampled pairs.
 """
@@ -15,6 +17,7 @@ All functions are pure and vectorised with numpy:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -170,25 +173,19 @@ def paired_comparison(
     seed: int = 0,
 ) -> PairedResult:
     """A versus B on the cells both have graded; differences are A minus B."""
-    both = align(a, b)
-    rng = np.random.default_rng(seed)
-    right_a, right_b = both["correct_a"].astype(bool), both["correct_b"].astype(bool)
-    a_only, b_only = int((right_a & ~right_b).sum()), int((~right_a & right_b).sum())
-    per_seed = (right_a.astype(float) - right_b.astype(float)).groupby(both[Column.seed_id]).mean().to_numpy()
-    n = len(per_seed)
-    if n == 0:
+    found = paired_bootstrap(a, b, resamples, permutations, seed)
+    if found.seeds == 0:
         nan = Interval(float("nan"), float("nan"), float("nan"))
         return PairedResult(nan, 0, 0, 0, 0, 1.0, 1.0, float("nan"))
-    boot = resample_means(per_seed[:, None], resamples, rng)[:, 0]
     return PairedResult(
-        difference=Interval(float(per_seed.mean()), *_percentile(boot, level)),
-        cells=len(both),
-        seeds=n,
-        a_only=a_only,
-        b_only=b_only,
-        p_mcnemar=mcnemar_exact(a_only, b_only),
-        p_permutation=sign_flip_p(per_seed, permutations, rng),
-        sd_seed_difference=float(per_seed.std(ddof=1)) if n > 1 else float("nan"),
+        difference=found.interval(level),
+        cells=found.cells,
+        seeds=found.seeds,
+        a_only=found.a_only,
+        b_only=found.b_only,
+        p_mcnemar=found.p_mcnemar,
+        p_permutation=found.p_permutation,
+        sd_seed_difference=found.sd_seed_difference,
     )
 
 
@@ -271,3 +268,114 @@ def kappa_interval(
     picks = np.random.default_rng(seed).integers(0, len(a), size=(resamples, len(a)))
     draws = _kappas(left[picks], right[picks], len(categories))
     return Interval(cohen_kappa(a, b), *_percentile(draws, level))
+
+
+@dataclass(frozen=True)
+class PairedBootstrap:
+    """A versus B on the cells both have graded, keeping the bootstrap draws of the mean seed-level
+    difference so that intervals at several levels (per comparison, simultaneous) come from the
+    same resamples. `paired_comparison`'s numbers are exactly these (same draws, same p)."""
+
+    per_seed: np.ndarray  # A minus B per seed (mean over its shared variants and repeats)
+    draws: np.ndarray  # bootstrap means of `per_seed`, one per resample
+    cells: int
+    a_only: int
+    b_only: int
+    p_mcnemar: float
+    p_permutation: float
+
+    @property
+    def seeds(self) -> int:
+        return len(self.per_seed)
+
+    @property
+    def estimate(self) -> float:
+        return float(self.per_seed.mean()) if self.seeds else float("nan")
+
+    @property
+    def sd_seed_difference(self) -> float:
+        return float(self.per_seed.std(ddof=1)) if self.seeds > 1 else float("nan")
+
+    def interval(self, level: float) -> Interval:
+        """The percentile interval at `level` (two-sided) from the stored draws."""
+        if not self.seeds:
+            return Interval(float("nan"), float("nan"), float("nan"))
+        return Interval(self.estimate, *_percentile(self.draws, level))
+
+
+def paired_bootstrap(
+    a: pd.DataFrame, b: pd.DataFrame, resamples: int = 10_000, permutations: int = 10_000, seed: int = 0
+) -> PairedBootstrap:
+    """The paired cluster bootstrap over seeds and both tests, draws kept (differences are A minus B)."""
+    both = align(a, b)
+    rng = np.random.default_rng(seed)
+    right_a, right_b = both["correct_a"].astype(bool), both["correct_b"].astype(bool)
+    a_only, b_only = int((right_a & ~right_b).sum()), int((~right_a & right_b).sum())
+    per_seed = (right_a.astype(float) - right_b.astype(float)).groupby(both[Column.seed_id]).mean().to_numpy()
+    if not len(per_seed):
+        return PairedBootstrap(per_seed, np.empty(0), 0, 0, 0, 1.0, 1.0)
+    draws = resample_means(per_seed[:, None], resamples, rng)[:, 0]
+    return PairedBootstrap(
+        per_seed=per_seed,
+        draws=draws,
+        cells=len(both),
+        a_only=a_only,
+        b_only=b_only,
+        p_mcnemar=mcnemar_exact(a_only, b_only),
+        p_permutation=sign_flip_p(per_seed, permutations, rng),
+    )
+
+
+def bonferroni_level(alpha: float, comparisons: int) -> float:
+    """The level of each of `comparisons` intervals that together cover with probability at least
+    1 - alpha (Bonferroni): 1 - alpha / m."""
+    return 1 - alpha / max(comparisons, 1)
+
+
+def fewest_seeds_for(alpha: float) -> int:
+    """The fewest seeds with which a two-sided sign-flip test can reach p < alpha (6 for 0.05)."""
+    seeds = 1
+    while smallest_sign_flip_p(seeds) >= alpha:
+        seeds += 1
+    return seeds
+
+
+DetectableReason = Literal["ok", "too few seeds", "sign-flip floor", "no spread", "beyond 100 points"]
+
+
+@dataclass(frozen=True)
+class Detectable:
+    """The minimum detectable effect in accuracy (0 < effect <= 1) when there is one; otherwise
+    `effect` is None and `reason` says why: fewer than 2 seeds, a sign-flip test over these seeds
+    cannot reach alpha at all, every seed difference is the same (no spread), or not even a
+    100-point difference would be detected. `seeds_needed` (for the target effect) is None when
+    the spread is unknown or zero."""
+
+    effect: float | None
+    reason: DetectableReason
+    seeds: int
+    seeds_needed: int | None
+
+
+def detectable_effect(
+    sd_seed_difference: float,
+    seeds: int,
+    target_effect: float = 0.05,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> Detectable:
+    """`power_analysis` made safe to print: never 0, never above 1, and a reason instead of a number
+    where the variance is degenerate or the seeds too few. Seeds needed are at least the fewest with
+    which the sign-flip test can reach alpha."""
+    floor = fewest_seeds_for(alpha)
+    if seeds < 2 or not np.isfinite(sd_seed_difference):
+        return Detectable(None, "too few seeds", seeds, None)
+    if sd_seed_difference < 1e-12:  # equal seed differences leave only rounding dust
+        return Detectable(None, "no spread", seeds, None)
+    found = power_analysis(sd_seed_difference, seeds, target_effect, alpha, power)
+    needed = None if found.seeds_needed is None else max(found.seeds_needed, floor)
+    if seeds < floor:
+        return Detectable(None, "sign-flip floor", seeds, needed)
+    if not found.minimum_detectable_effect <= 1:
+        return Detectable(None, "beyond 100 points", seeds, needed)
+    return Detectable(found.minimum_detectable_effect, "ok", seeds, needed)

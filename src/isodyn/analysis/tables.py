@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 from isodyn.analysis.columns import ARM, labels
-from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
+from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import isobench_table
 from isodyn.core import Level, Topic
 from isodyn.schema import Column
@@ -37,14 +37,25 @@ LEVEL_COLUMNS = {Level.ELEMENTARY: "EL", Level.HIGH_SCHOOL: "HI", Level.UNDERGRA
 
 
 def format_value(
-    value: float, low: float | None = None, high: float | None = None, percent: bool = True
+    value: float | None,
+    low: float | None = None,
+    high: float | None = None,
+    percent: bool = True,
+    seeds: int | None = None,
 ) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    """`33.3 [20.0, 46.7]`: the estimate (in % unless `percent` is off) and its interval, when one was
+    computed (`low` and `high` given). From fewer than `MIN_INTERVAL_SEEDS` seeds the interval is not
+    informative and is replaced by the count: `33.3 (3 seeds, no interval)`. NaN prints as `–`."""
+    if value is None or math.isnan(value):
         return "–"
     scale = 100 if percent else 1
     digits = 1 if percent else 2
     text = f"{scale * value:.{digits}f}"
-    if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
+    if low is None or high is None:
+        return text  # no interval asked for
+    if seeds is not None and seeds < MIN_INTERVAL_SEEDS:
+        return f"{text} ({seeds} seed{'' if seeds == 1 else 's'}, no interval)"
+    if not (math.isnan(low) or math.isnan(high)):
         text += f" [{scale * low:.{digits}f}, {scale * high:.{digits}f}]"
     return text
 
@@ -64,7 +75,7 @@ def dynamath_table(frame: pd.DataFrame, metric: str, bootstrap: Bootstrap | None
             key = tuple(record[c] for c in ARM)
             name = "ALL" if by_column is None else (mapping or {}).get(record[by_column], record[by_column])
             low, high = record.get(f"{metric}_low"), record.get(f"{metric}_high")
-            out.setdefault(key, {})[name] = format_value(record[metric], low, high, percent)
+            out.setdefault(key, {})[name] = format_value(record[metric], low, high, percent, record["seeds"])
         return out
 
     merged = cells(None, None)
@@ -93,7 +104,9 @@ def overview_table(frame: pd.DataFrame, bootstrap: Bootstrap | None) -> pd.DataF
     out = table[[*ARM, "graded", "extraction_failed", "skipped", "errors"]].copy()
     for metric in ("A_avg", "A_wst", "RR"):
         out[metric] = [
-            format_value(r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR")
+            format_value(
+                r[metric], r.get(f"{metric}_low"), r.get(f"{metric}_high"), metric != "RR", r["seeds"]
+            )
             for r in table.to_dict("records")
         ]
     return out

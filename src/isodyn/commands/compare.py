@@ -1,9 +1,11 @@
 """`exp compare`: a paired statistical comparison within a run, or of two runs on the same cells.
 
 Within a run, strategies, models or modalities are compared; two runs are compared with each
-other (by "run"). The comparison (intervals, McNemar, sign-flip permutation, Holm) is written as
-compare-BY.md and .html with a forest plot: into the run's folder, or into a
-compare-A-vs-B folder beside the first of two runs.
+other (by "run"). The comparison (per-comparison and simultaneous intervals, McNemar, sign-flip
+permutation, Holm) is written as compare-by-BY.md and .html with figures/forest-by-BY.png (with a
+baseline: compare-by-BY-vs-BASELINE.* and figures/forest-by-BY-vs-BASELINE.png, so no comparison
+overwrites another's): into the run's folder, or into a compare-A-vs-B folder beside the first of
+two runs. Cells only one of two runs has are named in a warning and in the report's facts.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Literal, cast
 
 import pandas as pd
 
-from isodyn.analysis.compare import compare, comparison_content
+from isodyn.analysis.compare import compare, comparison_content, dropped_cells, report_names
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.report import write_content
 from isodyn.commands.notices import Notice, Notices, Notify
@@ -23,6 +25,7 @@ from isodyn.commands.report import BOOTSTRAP_PARSERS, split_words
 from isodyn.commands.runs import read_run, warn_about
 from isodyn.experiments.config import ConfigError, parse_key_values
 from isodyn.results import results_frame
+from isodyn.textsafe import visible
 
 CompareBy = Literal["strategy", "model", "modality", "run"]
 COMPARE_BY = ("strategy", "model", "modality", "run")
@@ -51,7 +54,7 @@ class CompareRequest:
 
 @dataclass(frozen=True)
 class CompareResult:
-    path: Path  # compare-BY.md
+    path: Path  # compare-by-BY[-vs-BASELINE].md
     html: Path
     markdown: str
     notices: tuple[Notice, ...] = ()
@@ -63,8 +66,14 @@ def compare_runs(request: CompareRequest, notify: Notify | None = None) -> Compa
     runs = [read_run(path) for path in request.runs]
     for run in runs:  # said once every run is read
         warn_about(run, notices)
-    frames = [results_frame(run.results).assign(run=run.directory.name) for run in runs]
-    table = compare(pd.concat(frames, ignore_index=True), request.by, request.baseline, request.bootstrap)
+    frames = {run.directory.name: results_frame(run.results).assign(run=run.directory.name) for run in runs}
+    frame = pd.concat(list(frames.values()), ignore_index=True)
+    if request.baseline is not None:
+        check_baseline(frame, request.by, request.baseline)
+    dropped = dropped_cells(frames) if len(frames) == 2 else []
+    for cells in dropped:
+        notices.say("warning", f"dropped: {cells.text}")
+    comparison = compare(frame, request.by, request.baseline, request.bootstrap)
     first = request.runs[0]
     if len(request.runs) == 2:
         out = first.parent / f"compare-{first.name}-vs-{request.runs[1].name}"
@@ -72,6 +81,16 @@ def compare_runs(request: CompareRequest, notify: Notify | None = None) -> Compa
     else:
         out = first
     title = f"Paired comparison by {request.by}: " + " vs ".join(p.name for p in request.runs)
-    content = comparison_content(table, title, request.by, request.bootstrap)
-    path = write_content(out, content, f"compare-{request.by}")
+    if request.baseline is not None:
+        title += f", each against {request.baseline}"
+    content = comparison_content(comparison, title, request.bootstrap, dropped)
+    path = write_content(out, content, report_names(request.by, request.baseline).stem)
     return CompareResult(path, path.with_suffix(".html"), path.read_text(encoding="utf-8"), notices.said)
+
+
+def check_baseline(frame: pd.DataFrame, by: str, baseline: str) -> None:
+    """ConfigError (one line, the valid values listed) unless `baseline` is a value of column `by`."""
+    values = sorted({str(v) for v in frame[by].dropna().unique()}) if by in frame.columns else []
+    if baseline not in values:
+        shown = ", ".join(visible(v) for v in values) or "none"
+        raise ConfigError(f"unknown baseline {visible(baseline)!r} for by={by}; valid: {shown}")

@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.analysis.external import ExternalTableError, read_tables
+from isodyn.analysis.findings import UnknownBaselineError, parse_baseline
 from isodyn.analysis.metrics import Bootstrap
-from isodyn.analysis.report import write_report
+from isodyn.analysis.report import run_baseline, write_report
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
 from isodyn.experiments.config import ConfigError, grader_name, parse_key_values, positive_int
 from isodyn.experiments.regrade import rescore
-from isodyn.results import CellResult, write_results
+from isodyn.results import CellResult, read_json, results_frame, write_results
 from isodyn.scoring import Tolerance
 
 
@@ -44,17 +45,28 @@ class ReportRequest:
     sources: tuple[Path, ...]  # one run directory, or one or more tables
     bootstrap: Bootstrap = field(default_factory=Bootstrap)
     grader: str | None = None  # grade the run's saved replies again by this grader first
+    baseline: tuple[str, str | None] | None = None  # (strategy, modality or None): the findings' baseline
 
     @classmethod
     def from_words(cls, words: Sequence[str]) -> ReportRequest:
         """The request `exp report SOURCE ... key=value ...` makes (ConfigError on a bad word)."""
         sources, settings = split_words(words)
-        chosen = parse_key_values(settings, {**BOOTSTRAP_PARSERS, "grader": grader_name})
+        chosen = parse_key_values(
+            settings, {**BOOTSTRAP_PARSERS, "grader": grader_name, "baseline": _baseline}
+        )
         grader = chosen.pop("grader", None)
+        baseline = chosen.pop("baseline", None)
         bootstrap = Bootstrap(**chosen)
         if not sources:
             raise ConfigError("name a run directory or one or more result tables")
-        return cls(tuple(sources), bootstrap, grader)
+        return cls(tuple(sources), bootstrap, grader, baseline)
+
+
+def _baseline(value: str) -> tuple[str, str | None]:
+    try:
+        return parse_baseline(value)
+    except UnknownBaselineError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -75,7 +87,12 @@ def report_run(request: ReportRequest, notify: Notify | None = None) -> ReportRe
         results, folder = read_run(first, notices).results, first
     if request.grader is not None:
         results = rescore(results, Tolerance(), request.grader)
-    path = write_report(folder, results, request.bootstrap)
+    if request.baseline is not None:  # refused in one line before the minutes of work
+        try:
+            run_baseline(results_frame(results), read_json(folder / "config.json"), request.baseline)
+        except UnknownBaselineError as exc:
+            raise ConfigError(f"bad value for baseline: {exc}") from None
+    path = write_report(folder, results, request.bootstrap, request.baseline)
     return ReportResult(path, path.with_suffix(".html"), path.read_text(encoding="utf-8"), notices.said)
 
 

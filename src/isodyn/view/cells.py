@@ -1,0 +1,314 @@
+"""One cell as the page shows it, read lazily: its line of results.jsonl by the offset the index
+holds, checked as `results.read_results` checks a row, and turned into typed views (`CellView`).
+
+Everything here is data from the run (replies, questions, model names): the page renders it as
+text, never as markup. The span of the answer the grader read is computed here
+(`isodyn.scoring.span.answer_span`) and sent as offsets in UTF-16 code units, the unit of
+JavaScript's strings, so a reply with characters beyond the Basic Multilingual Plane (emoji,
+mathematical letters) is highlighted where Python found it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from isodyn.record import CellResult
+from isodyn.results import parsed_line, row_problem
+from isodyn.schema import JUDGE, migrate
+from isodyn.scoring import Score
+from isodyn.view.index import CellIndex
+from isodyn.view.marks import Mark, graded_reading
+
+DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+Span = tuple[int, int]
+
+
+class CellUnreadable(ValueError):
+    """The cell's line is damaged, or results.jsonl changed under the index."""
+
+
+@dataclass(frozen=True)
+class Part:
+    kind: str  # "text" or "image" (text: the image's digest, served at /image/DIGEST)
+    text: str
+
+
+@dataclass(frozen=True)
+class MessageView:
+    role: str
+    parts: list[Part]
+
+
+@dataclass(frozen=True)
+class CallView:
+    step: str
+    model: str
+    sample: int
+    messages: list[MessageView]
+    response: str | None  # None: the call failed
+    cache_hit: bool | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class ScoreView:
+    grader: str
+    correct: bool
+    extracted: str | None
+    reason: str
+    method: str
+    ambiguity: str | None
+    decides: bool  # this score is the cell's verdict
+    detail: list[tuple[str, str]]  # what a judge kept of its reading, as text
+
+
+@dataclass(frozen=True)
+class RepresentationView:
+    """The same variant as another modality's cell of this run shows it."""
+
+    cell: int
+    modality: str
+    question: str
+    images: list[str]
+
+
+@dataclass(frozen=True)
+class ArmView:
+    """Another arm's cell on the same variant and repeat (for the side-by-side view)."""
+
+    cell: int
+    model: str
+    strategy: str
+    modality: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class CellView:
+    id: int
+    model: str
+    strategy: str
+    modality: str
+    seed_id: str
+    variant: int
+    repeat: int
+    topic: str
+    level: str
+    answer_type: str
+    question: str
+    choices: list[str]
+    truth: str
+    solution: str
+    reason: str
+    error: str | None
+    verdict: str  # right, wrong, not graded
+    graded_reading: str | None  # correct / wrong / none: the grader's reading in the corpus's words
+    extracted: str | None
+    method: str | None
+    ambiguity: str | None
+    grader: str | None
+    reply: str | None
+    span: Span | None  # [start, end) in UTF-16 code units of `reply`
+    scores: list[ScoreView]
+    judge: ScoreView | None
+    calls: list[CallView]
+    images: list[str]  # digests of the images the cell was shown
+    representations: list[RepresentationView]
+    arms: list[ArmView]
+    failed: int  # wrong cells of this seed in this arm
+    graded: int
+    mark: Mark | None
+    notes: str  # the cell's notes as JSON text (a permutation's order, ...)
+
+
+def read_line(results: Path, offset: int, length: int) -> bytes:
+    handle = os.open(results, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        return os.pread(handle, length, offset)
+    finally:
+        os.close(handle)
+
+
+def read_cell(index: CellIndex, results: Path, cell: int) -> CellResult:
+    """The cell's full record, from its line; CellUnreadable when that line is not the cell's row."""
+    line = read_line(results, *index.position(cell))
+    row, why = parsed_line(line)
+    if row is not None:
+        why = row_problem(row, f"{results} cell {cell}") or ""
+    if row is None or why:
+        raise CellUnreadable(f"this cell's line of results.jsonl is damaged: {why}")
+    result = CellResult.from_row(migrate(row))
+    if result.key != index.cell_key(cell):
+        raise CellUnreadable("results.jsonl changed since the index was read; reload the page")
+    return result
+
+
+def utf16_span(text: str, span: Span | None) -> Span | None:
+    """Python's character offsets as JavaScript's (UTF-16 code units); None when out of range."""
+    if span is None:
+        return None
+    start, end = span
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+        return None
+
+    def units(position: int) -> int:
+        return position + sum(1 for ch in text[:position] if ord(ch) > 0xFFFF)
+
+    return units(start), units(end)
+
+
+def _span_finder() -> Callable[[str, str | None, str | None], Span | None] | None:
+    """`answer_span` when this isodyn has it (it is display only: without it, nothing is marked)."""
+    try:
+        from isodyn.scoring.span import answer_span
+    except ImportError:
+        return None
+    return answer_span
+
+
+def answer_offsets(reply: str | None, method: str | None, extracted: str | None) -> Span | None:
+    if not reply:
+        return None
+    finder = _span_finder()
+    if finder is None:
+        return None
+    try:
+        found = finder(reply, method, extracted)
+    except Exception:  # a display aid must never keep a cell from opening
+        return None
+    return utf16_span(reply, found)
+
+
+def _parts(content: Any) -> list[Part]:
+    if isinstance(content, str):
+        return [Part("text", content)]
+    parts: list[Part] = []
+    for item in content if isinstance(content, list) else [content]:
+        if not isinstance(item, dict):
+            parts.append(Part("text", str(item)))
+        elif isinstance(item.get("text"), str):
+            parts.append(Part("text", item["text"]))
+        else:
+            url = item.get("image_url")
+            url = url.get("url") if isinstance(url, dict) else url
+            if isinstance(url, str) and DIGEST.fullmatch(url):
+                parts.append(Part("image", url))
+            else:
+                parts.append(Part("text", f"[image: {str(url)[:80]}]"))
+    return parts
+
+
+def call_views(result: CellResult) -> list[CallView]:
+    views = []
+    for call in result.calls:
+        messages = [
+            MessageView(str(m.get("role", "?")), _parts(m.get("content"))) if isinstance(m, Mapping)
+            else MessageView("?", [Part("text", str(m))])
+            for m in call.messages
+        ]  # fmt: skip
+        views.append(
+            CallView(
+                call.step,
+                call.model,
+                call.sample,
+                messages,
+                call.response,
+                call.cache_hit,
+                call.prompt_tokens,
+                call.completion_tokens,
+            )
+        )
+    return views
+
+
+def images_of(calls: Sequence[CallView]) -> list[str]:
+    """The distinct image digests the calls showed, in order."""
+    found: dict[str, None] = {}
+    for call in calls:
+        for message in call.messages:
+            for part in message.parts:
+                if part.kind == "image":
+                    found.setdefault(part.text)
+    return list(found)
+
+
+def score_view(score: Score, decides: bool) -> ScoreView:
+    detail = [
+        (str(key), value if isinstance(value, str) else json_text(value))
+        for key, value in (score.detail or {}).items()
+    ]
+    return ScoreView(score.grader, score.correct, score.extracted, score.reason, score.method or "",
+                     score.ambiguity, decides, detail)  # fmt: skip
+
+
+def _representations(index: CellIndex, results: Path, cell: int) -> list[RepresentationView]:
+    """The question of one cell of every other modality on this variant, as that cell was shown it."""
+    own = index.value("modality", cell)
+    chosen: dict[str, int] = {}
+    for other in index.same_variant(cell):
+        modality = index.value("modality", int(other))
+        if modality != own and modality not in chosen:
+            chosen[modality] = int(other)
+    views = []
+    for modality, other in chosen.items():
+        try:
+            result = read_cell(index, results, other)
+        except CellUnreadable:
+            continue
+        shown = images_of(call_views(result)[:1])
+        views.append(RepresentationView(other, modality, result.question, shown))
+    return views
+
+
+def _arms(index: CellIndex, cell: int) -> list[ArmView]:
+    repeat = index.numbers["repeat"][cell]
+    return [
+        ArmView(
+            int(other),
+            index.value("model", int(other)),
+            index.value("strategy", int(other)),
+            index.value("modality", int(other)),
+            index.verdict(int(other)),
+        )
+        for other in index.same_variant(cell)
+        if int(other) != cell and index.numbers["repeat"][other] == repeat
+    ]
+
+
+def cell_view(index: CellIndex, results: Path, cell: int, mark: Mark | None) -> CellView:
+    """Everything the page shows of one cell."""
+    result = read_cell(index, results, cell)
+    calls = call_views(result)
+    judge = result.scores.get(JUDGE)
+    return CellView(
+        id=cell, model=result.model, strategy=result.strategy, modality=result.modality,
+        seed_id=result.seed_id, variant=result.variant, repeat=result.repeat, topic=result.topic,
+        level=result.level, answer_type=result.answer_type, question=result.question,
+        choices=list(result.choices), truth=result.truth, solution=result.solution, reason=result.reason,
+        error=result.error, verdict=index.verdict(cell),
+        graded_reading=graded_reading(result.reason, result.correct), extracted=result.extracted,
+        method=result.method, ambiguity=result.ambiguity, grader=result.decided_by, reply=result.response,
+        span=answer_offsets(result.response, result.method, result.extracted),
+        scores=[score_view(s, name == result.decided_by) for name, s in result.scores.items()],
+        judge=score_view(judge, result.decided_by == JUDGE) if judge is not None else None,
+        calls=calls, images=images_of(calls), representations=_representations(index, results, cell),
+        arms=_arms(index, cell), failed=int(index.failed[cell]), graded=int(index.graded_count[cell]),
+        mark=mark, notes=json_text(result.notes) if result.notes else "",
+    )  # fmt: skip
+
+
+def json_text(value: Any) -> str:
+    """A value from the run as JSON text (a lone surrogate in it escaped, not an error)."""
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError:
+        return json.dumps(value, default=str)

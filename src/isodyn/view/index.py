@@ -1,0 +1,558 @@
+"""The compact index of a run's cells, built once and cached beside the run, filtered on the server.
+
+Opening a run of 50,000 cells must not mean parsing 200 MB of replies for every page: one pass
+over results.jsonl keeps, per cell, what the list shows and filters on (identity, verdict, reason,
+method, ambiguity, whether graders disagree, the truth and the answer read) and where its line is
+(byte offset and length), so a cell's full line is read later by offset alone. Text columns are
+stored as codes into a vocabulary, in numpy arrays, so a filter is a few vectorized comparisons
+and a page is a slice of a precomputed sort order.
+
+The index is cached in RUN/.view-index.json, keyed by results.jsonl's size and modification time,
+and rebuilt when either changes (a run still appending). When the run folder cannot be written
+the index lives in memory only. Lines are read by the same rules as `results.read_results`: a
+damaged line is skipped and counted, a second row of a cell already read is ignored, a row of a
+newer schema refuses the run (`NewerRun`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from isodyn.core import Modality
+from isodyn.results import BOM, parsed_line, row_problem
+from isodyn.schema import GRADED, migrate
+from isodyn.view.safe import UnsafeFile, inside, read_bounded, write_atomic
+
+INDEX_FILE = ".view-index.json"
+INDEX_VERSION = 1
+MAX_INDEX_BYTES = 1_000_000_000
+CODED = ("model", "strategy", "modality", "seed_id", "topic", "reason", "method", "ambiguity")
+NUMERIC = ("variant", "repeat", "verdict", "disagree", "judged", "offset", "length")
+VERDICTS = ("right", "wrong", "not graded")  # verdict codes 0, 1, 2
+RIGHT, WRONG, NOT_GRADED = range(3)
+SHORT = 80  # characters of the truth and the answer read, kept for the list
+CLEAR, NONE_FOUND = "clear", "none found"
+SORTS = ("seed", "failed")
+
+
+@dataclass(frozen=True)
+class FileKey:
+    """What the cached index was built from: results.jsonl's size and modification time."""
+
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> FileKey:
+        found = path.stat()
+        return cls(found.st_size, found.st_mtime_ns)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the list shows: each field None (any) or one value; `verdict` one of VERDICTS."""
+
+    model: str | None = None
+    strategy: str | None = None
+    modality: str | None = None
+    topic: str | None = None
+    seed_id: str | None = None
+    reason: str | None = None
+    method: str | None = None
+    ambiguity: str | None = None
+    verdict: str | None = None
+    disagree: bool | None = None
+    marked: bool | None = None
+
+    @classmethod
+    def from_query(cls, query: dict[str, str]) -> Filters:
+        """Filters from a page's query words (empty: any); ValueError on a bad verdict or flag."""
+        values: dict[str, Any] = {}
+        for item in fields(cls):
+            raw = query.get(item.name, "")
+            if raw == "":
+                continue
+            if item.name in ("disagree", "marked"):
+                if raw not in ("yes", "no"):
+                    raise ValueError(f"{item.name} must be yes or no")
+                values[item.name] = raw == "yes"
+            elif item.name == "verdict" and raw not in VERDICTS:
+                raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}")
+            else:
+                values[item.name] = raw
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class CellSummary:
+    """One line of the list: a cell as the index knows it."""
+
+    id: int
+    model: str
+    strategy: str
+    modality: str
+    seed_id: str
+    variant: int
+    repeat: int
+    topic: str
+    verdict: str  # right, wrong, not graded
+    reason: str
+    method: str
+    ambiguity: str
+    disagree: bool
+    judged: bool
+    truth: str
+    extracted: str | None
+    failed: int  # wrong variants (and repeats) of this seed in this arm
+    graded: int  # graded cells of this seed in this arm
+    marked: str | None = None  # "right" / "wrong" when a person marked the verdict
+
+
+@dataclass(frozen=True)
+class Page:
+    total: int
+    page: int
+    size: int
+    rows: list[CellSummary]
+
+
+@dataclass(frozen=True)
+class Facet:
+    value: str
+    count: int
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    """`seed2` before `seed10`: digits compared as numbers."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+
+
+@dataclass
+class _Columns:
+    """The index while it is built: plain lists, one per column."""
+
+    codes: dict[str, list[int]] = field(default_factory=lambda: {name: [] for name in CODED})
+    numbers: dict[str, list[int]] = field(default_factory=lambda: {name: [] for name in NUMERIC})
+    truth: list[str] = field(default_factory=list)
+    extracted: list[str | None] = field(default_factory=list)
+    lookup: dict[str, dict[str, int]] = field(default_factory=lambda: {name: {} for name in CODED})
+
+    def add(self, row: dict[str, Any], offset: int, length: int) -> None:
+        # runs once per cell of a cold start: locals and direct appends, no dict per row
+        reason = row.get("reason", "ok")
+        graded = reason in GRADED
+        extracted = row.get("extracted")
+        ambiguity = row.get("ambiguity")
+        if graded and ambiguity is None:  # as `Score` derives it
+            ambiguity = NONE_FOUND if extracted is None and reason != "ok" else CLEAR
+        codes, lookup = self.codes, self.lookup
+        for name, value in (
+            ("model", row["model"]), ("strategy", row["strategy"]), ("modality", row["modality"]),
+            ("seed_id", row["seed_id"]), ("topic", row.get("topic", "")), ("reason", reason),
+            ("method", row.get("method") or ""), ("ambiguity", ambiguity or ""),
+        ):  # fmt: skip
+            known = lookup[name]
+            code = known.get(value)
+            if code is None:
+                code = known[value] = len(known)
+            codes[name].append(code)
+        scores = row.get("scores") or {}
+        numbers = self.numbers
+        numbers["variant"].append(row["variant"])
+        numbers["repeat"].append(row.get("repeat", 0))
+        numbers["verdict"].append(NOT_GRADED if not graded else RIGHT if row.get("correct") else WRONG)
+        numbers["disagree"].append(graded and len({bool(s.get("correct")) for s in scores.values()}) > 1)
+        numbers["judged"].append("judge" in scores)
+        numbers["offset"].append(offset)
+        numbers["length"].append(length)
+        self.truth.append(row.get("truth", "")[:SHORT])
+        self.extracted.append(None if extracted is None else extracted[:SHORT])
+
+
+_TEXT = (str,)
+_OPTIONAL_TEXT = (str, type(None))
+_CHECKED: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("model", _TEXT), ("strategy", _TEXT), ("modality", _TEXT), ("seed_id", _TEXT), ("variant", (int,)),
+    ("repeat", (int,)), ("topic", _TEXT), ("reason", _TEXT), ("truth", _TEXT),
+    ("correct", (bool, type(None))), ("extracted", _OPTIONAL_TEXT), ("method", _OPTIONAL_TEXT),
+    ("ambiguity", _OPTIONAL_TEXT), ("scores", (dict,)),
+)  # fmt: skip
+_MODALITIES = frozenset(m.value for m in Modality)
+_REQUIRED = ("model", "strategy", "modality", "seed_id", "variant")
+
+
+def _index_problem(row: dict[str, Any]) -> str | None:
+    """What keeps a fast-read row's index columns from being what results.jsonl's reader takes (the
+    exact JSON types of `schema.Row`); the other columns are checked when the cell is opened."""
+    for name in _REQUIRED:
+        if name not in row:
+            return f"{name} is missing"
+    for name, accepted in _CHECKED:
+        if name in row and type(row[name]) not in accepted:
+            return f"{name} is not of its column's type"
+    if row["modality"] not in _MODALITIES:
+        return f"modality {row['modality'][:40]!r} is not one isodyn knows"
+    for score in row.get("scores", {}).values():
+        if type(score) is not dict or type(score.get("correct")) is not bool:
+            return "scores hold a score that is not one"
+    return None
+
+
+@dataclass(frozen=True)
+class LinesSeen:
+    damaged: int
+    duplicates: int
+    first_problem: str | None
+
+
+# The fast path: a row as this isodyn writes it (`result_line`: the Row's columns in order, schema 3)
+# is read without its replies and transcript, which are most of its bytes. Inside a JSON string a
+# quote is always escaped, so `,"response":` and `,"scores":` found in the raw line are its own keys
+# (no column before `response` holds an object); a slice that is not whole JSON falls back to
+# reading the full line. The columns skipped are checked when the cell is opened.
+_HEAD = b'{"model":'
+_TAIL = b',"schema":3}\n'
+_RESPONSE = b',"response":'
+_SCORES = b',"scores":'
+_TRANSCRIPT = b',"transcript":'
+
+
+def _fast_row(data: bytes, start: int, end: int) -> dict[str, Any] | None:
+    """The index's columns of the line data[start:end] as `result_line` writes it, or None (read
+    it whole). Only the short parts are copied out of `data`."""
+    if not (data.startswith(_HEAD, start, end) and data.endswith(_TAIL, start, end)):
+        return None
+    response = data.find(_RESPONSE, start, end)
+    scores_at = data.find(_SCORES, response, end)
+    transcript = data.find(_TRANSCRIPT, scores_at, end)
+    if response < 0 or scores_at < 0 or transcript < 0:
+        return None
+    try:
+        row = orjson.loads(data[start:response] + b"}")
+        scores = orjson.loads(data[scores_at + len(_SCORES) : transcript])
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(row, dict):
+        return None
+    row["scores"] = scores
+    row["schema"] = 3  # as the line's end says
+    return row
+
+
+def _whole_row(line: bytes, where: str) -> tuple[dict[str, Any] | None, str]:
+    """A line read whole, as `results.read_rows` reads it: the row (migrated) or why it is damaged."""
+    row, why = parsed_line(line)
+    if row is None:
+        return None, why
+    why = row_problem(row, where) or ""
+    return (None, why) if why else (migrate(row), "")
+
+
+def _scan(results: Path) -> tuple[_Columns, LinesSeen]:
+    data = results.read_bytes()
+    columns = _Columns()
+    seen: set[tuple[Any, ...]] = set()
+    damaged = duplicates = number = 0
+    first: str | None = None
+    position = len(BOM) if data.startswith(BOM) else 0
+    while position < len(data):
+        end = data.find(b"\n", position)
+        end = len(data) if end < 0 else end + 1
+        start, position, number = position, end, number + 1
+        row = _fast_row(data, start, end)
+        why = _index_problem(row) if row is not None else None
+        if row is None:
+            line = data[start:end]
+            if not line.strip():
+                continue
+            row, why = _whole_row(line, f"{results} line {number}")
+        if row is None or why:
+            damaged += 1
+            first = first or f"line {number}: {why}"
+            continue
+        key = (
+            row["model"],
+            row["strategy"],
+            row["modality"],
+            row["seed_id"],
+            row["variant"],
+            row.get("repeat", 0),
+        )
+        if key in seen:
+            duplicates += 1
+            continue
+        seen.add(key)
+        columns.add(row, start, end - start)
+    return columns, LinesSeen(damaged, duplicates, first)
+
+
+def _packed(array: np.ndarray) -> str:
+    """An array as base64 of little-endian 64-bit numbers (offsets pass 2**31 in a large run)."""
+    return base64.b64encode(np.ascontiguousarray(array, dtype="<i8").tobytes()).decode("ascii")
+
+
+def _unpacked(text: Any, size: int) -> np.ndarray:
+    """An array the cache packed; ValueError when it is not `size` whole numbers."""
+    if type(text) is not str:
+        raise ValueError("not a packed array")
+    raw = base64.b64decode(text, validate=True)
+    if len(raw) != 8 * size:
+        raise ValueError("a packed array of another length")
+    return np.frombuffer(raw, dtype="<i8").astype(np.int64)
+
+
+class CellIndex:
+    """Every cell of a run, as columns: codes into vocabularies, numbers, and sort orders."""
+
+    def __init__(
+        self, key: FileKey, vocab: dict[str, list[str]], codes: dict[str, np.ndarray],
+        numbers: dict[str, np.ndarray], truth: list[str], extracted: list[str | None], seen: LinesSeen,
+    ) -> None:  # fmt: skip
+        self.key, self.vocab, self.codes, self.numbers = key, vocab, codes, numbers
+        self.truth, self.extracted, self.seen = truth, extracted, seen
+        self.lookup = {name: {value: code for code, value in enumerate(vocab[name])} for name in CODED}
+        self.size = len(truth)
+        self._derive()
+
+    # --- building, caching, loading ---------------------------------------------------------------
+    @classmethod
+    def build(cls, results: Path) -> CellIndex:
+        key = FileKey.of(results)
+        columns, seen = _scan(results)
+        vocab = {name: list(columns.lookup[name]) for name in CODED}
+        codes = {name: np.asarray(columns.codes[name], dtype=np.int64) for name in CODED}
+        numbers = {name: np.asarray(columns.numbers[name], dtype=np.int64) for name in NUMERIC}
+        return cls(key, vocab, codes, numbers, columns.truth, columns.extracted, seen)
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(
+            {
+                "version": INDEX_VERSION, "size": self.key.size, "mtime_ns": self.key.mtime_ns,
+                "damaged": self.seen.damaged, "duplicates": self.seen.duplicates,
+                "first_problem": self.seen.first_problem, "vocab": self.vocab,
+                "codes": {name: _packed(self.codes[name]) for name in CODED},
+                "numbers": {name: _packed(self.numbers[name]) for name in NUMERIC},
+                "truth": self.truth, "extracted": self.extracted,
+            }
+        )  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: bytes, key: FileKey) -> CellIndex | None:
+        """The cached index when it was built from this very file and is whole; else None."""
+        try:
+            found = orjson.loads(data)
+            if not isinstance(found, dict) or found.get("version") != INDEX_VERSION:
+                return None
+            if FileKey(found["size"], found["mtime_ns"]) != key:
+                return None
+            truth, extracted = found["truth"], found["extracted"]
+            size = len(truth)
+            vocab = {name: [str(v) for v in found["vocab"][name]] for name in CODED}
+            codes = {name: _unpacked(found["codes"][name], size) for name in CODED}
+            numbers = {name: _unpacked(found["numbers"][name], size) for name in NUMERIC}
+            if len(extracted) != size:
+                return None
+            if any(size and (codes[n].min() < 0 or codes[n].max() >= len(vocab[n])) for n in CODED):
+                return None
+            if not all(type(t) is str for t in truth) or not all(
+                e is None or type(e) is str for e in extracted
+            ):
+                return None
+            problem = found["first_problem"]
+            seen = LinesSeen(int(found["damaged"]), int(found["duplicates"]), problem and str(problem))
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, OverflowError, binascii.Error):
+            return None  # a damaged or planted cache is rebuilt, never trusted
+        return cls(key, vocab, codes, numbers, truth, extracted, seen)
+
+    # --- derived columns and sort orders ----------------------------------------------------------
+    def _derive(self) -> None:
+        codes, numbers = self.codes, self.numbers
+        rank = {name: self._rank(name) for name in ("model", "strategy", "modality", "seed_id")}
+        group = np.zeros(self.size, dtype=np.int64)  # one number per (arm, seed), from the codes
+        for name in ("model", "strategy", "modality", "seed_id"):
+            group = group * len(self.vocab[name]) + codes[name]  # well inside 64 bits for any run
+        _, group = np.unique(group, return_inverse=True)
+        verdict = numbers["verdict"]
+        self.failed = np.bincount(group, weights=verdict == WRONG).astype(np.int64)[group]
+        self.graded_count = np.bincount(group, weights=verdict != NOT_GRADED).astype(np.int64)[group]
+        identity = [
+            numbers["repeat"], numbers["variant"], rank["modality"], rank["strategy"], rank["model"],
+            rank["seed_id"],
+        ]  # fmt: skip  # np.lexsort: the last key sorts first
+        self.by_seed = np.lexsort(identity)
+        self.by_failed = np.lexsort(
+            [numbers["repeat"], numbers["variant"], rank["modality"], rank["strategy"], rank["model"],
+             rank["seed_id"], -self.failed]
+        )  # fmt: skip
+        self.seed_rank = rank["seed_id"]
+
+    def _rank(self, name: str) -> np.ndarray:
+        """Each cell's position of its value in the vocabulary sorted naturally."""
+        vocab = self.vocab[name]
+        order = sorted(range(len(vocab)), key=lambda code: natural_key(vocab[code]))
+        ranks = np.empty(len(vocab), dtype=np.int64)
+        ranks[order] = np.arange(len(vocab))
+        return ranks[self.codes[name]] if len(vocab) else np.zeros(self.size, dtype=np.int64)
+
+    # --- reading ----------------------------------------------------------------------------------
+    def value(self, name: str, cell: int) -> str:
+        return self.vocab[name][int(self.codes[name][cell])]
+
+    def cell_key(self, cell: int) -> tuple[str, str, str, str, int, int]:
+        variant, repeat = int(self.numbers["variant"][cell]), int(self.numbers["repeat"][cell])
+        return (
+            self.value("model", cell), self.value("strategy", cell), self.value("modality", cell),
+            self.value("seed_id", cell), variant, repeat,
+        )  # fmt: skip
+
+    def position(self, cell: int) -> tuple[int, int]:
+        """Where the cell's line is in results.jsonl: (offset, length) in bytes."""
+        return int(self.numbers["offset"][cell]), int(self.numbers["length"][cell])
+
+    def verdict(self, cell: int) -> str:
+        return VERDICTS[int(self.numbers["verdict"][cell])]
+
+    def summary(self, cell: int, marked: str | None = None) -> CellSummary:
+        numbers = self.numbers
+        return CellSummary(
+            cell, self.value("model", cell), self.value("strategy", cell), self.value("modality", cell),
+            self.value("seed_id", cell), int(numbers["variant"][cell]), int(numbers["repeat"][cell]),
+            self.value("topic", cell), self.verdict(cell), self.value("reason", cell),
+            self.value("method", cell), self.value("ambiguity", cell), bool(numbers["disagree"][cell]),
+            bool(numbers["judged"][cell]), self.truth[cell], self.extracted[cell],
+            int(self.failed[cell]), int(self.graded_count[cell]), marked,
+        )  # fmt: skip
+
+    def find(self, key: Sequence[Any]) -> int | None:
+        """The cell with this identity (model, strategy, modality, seed_id, variant, repeat)."""
+        mask = np.ones(self.size, dtype=bool)
+        for name, value in zip(("model", "strategy", "modality", "seed_id"), key[:4], strict=True):
+            code = self.lookup[name].get(str(value))
+            if code is None:
+                return None
+            mask &= self.codes[name] == code
+        mask &= (self.numbers["variant"] == key[4]) & (self.numbers["repeat"] == key[5])
+        found = np.flatnonzero(mask)
+        return int(found[0]) if len(found) else None
+
+    # --- filtering --------------------------------------------------------------------------------
+    def mask(self, filters: Filters, marked: np.ndarray | None = None) -> np.ndarray:
+        mask = np.ones(self.size, dtype=bool)
+        for name in CODED:
+            value = getattr(filters, name)
+            if value is not None:
+                code = self.lookup[name].get(value)
+                mask &= self.codes[name] == (-1 if code is None else code)
+        if filters.verdict is not None:
+            mask &= self.numbers["verdict"] == VERDICTS.index(filters.verdict)
+        if filters.disagree is not None:
+            mask &= self.numbers["disagree"].astype(bool) == filters.disagree
+        if filters.marked is not None and marked is not None:
+            mask &= marked == filters.marked
+        return mask
+
+    def query(
+        self, filters: Filters, sort: str = "seed", page: int = 0, size: int = 100,
+        marked: np.ndarray | None = None,
+    ) -> tuple[int, np.ndarray]:  # fmt: skip
+        """How many cells pass the filters, and the ids of the requested page, in `sort` order."""
+        order = self.by_failed if sort == "failed" else self.by_seed
+        chosen = order[self.mask(filters, marked)[order]]
+        return len(chosen), chosen[page * size : (page + 1) * size]
+
+    def review(self, marked: np.ndarray | None, include_marked: bool) -> np.ndarray:
+        """The verdicts most worth a person's look, most doubtful first: graders disagreeing, then an
+        ambiguous reading (several options or values, unreadable, not an option), then no answer."""
+        graded = self.numbers["verdict"] != NOT_GRADED
+        ambiguity = self.codes["ambiguity"]
+        clear = self.lookup["ambiguity"].get(CLEAR, -1)
+        none_found = self.lookup["ambiguity"].get(NONE_FOUND, -1)
+        disagree = self.numbers["disagree"].astype(bool)
+        doubtful = (
+            (ambiguity != clear)
+            & (ambiguity != none_found)
+            & (ambiguity != self.lookup["ambiguity"].get("", -1))
+        )
+        priority = np.where(disagree, 0, np.where(doubtful, 1, np.where(ambiguity == none_found, 2, 3)))
+        keep = graded & (priority < 3)
+        if marked is not None and not include_marked:
+            keep &= ~marked
+        chosen = self.by_seed[keep[self.by_seed]]
+        return chosen[np.argsort(priority[chosen], kind="stable")]
+
+    def facets(self) -> dict[str, list[Facet]]:
+        """Every value of each filterable column with its count, in natural order."""
+        found: dict[str, list[Facet]] = {}
+        for name in CODED:
+            counts = np.bincount(self.codes[name], minlength=len(self.vocab[name]))
+            pairs = [Facet(value, int(counts[code])) for code, value in enumerate(self.vocab[name])]
+            found[name] = sorted(pairs, key=lambda f: natural_key(f.value))
+        found["verdict"] = [
+            Facet(value, int(np.count_nonzero(self.numbers["verdict"] == code)))
+            for code, value in enumerate(VERDICTS)
+        ]
+        return found
+
+    def same_variant(self, cell: int) -> np.ndarray:
+        """Every cell of the same seed and variant (all arms and repeats), in seed order."""
+        mask = (self.codes["seed_id"] == self.codes["seed_id"][cell]) & (
+            self.numbers["variant"] == self.numbers["variant"][cell]
+        )
+        return self.by_seed[mask[self.by_seed]]
+
+    def of_seed(self, seed_id: str) -> np.ndarray:
+        code = self.lookup["seed_id"].get(seed_id)
+        if code is None:
+            return np.zeros(0, dtype=np.int64)
+        mask = self.codes["seed_id"] == code
+        return self.by_seed[mask[self.by_seed]]
+
+
+def load_index(run_dir: Path) -> tuple[CellIndex, str | None]:
+    """The run's index, from the cache when it was built from this results.jsonl, else built and
+    cached; and why it could not be cached (None when it was, or came from the cache)."""
+    results = Path(run_dir) / "results.jsonl"
+    key = FileKey.of(results)
+    try:
+        path = inside(run_dir, INDEX_FILE)
+        if path.exists():
+            cached = CellIndex.from_json(read_bounded(path, MAX_INDEX_BYTES), key)
+            if cached is not None:
+                return cached, None
+    except (UnsafeFile, OSError):
+        pass  # a cache that cannot be read is rebuilt
+    index = CellIndex.build(results)
+    try:
+        write_atomic(inside(run_dir, INDEX_FILE), index.to_json())
+    except (UnsafeFile, OSError) as exc:
+        return index, f"the index is kept in memory only ({exc.strerror or exc})"
+    return index, None
+
+
+class IndexHolder:
+    """The current index of a run: rebuilt when results.jsonl changes (a run still appending)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = Path(run_dir)
+        self._lock = threading.Lock()
+        self.index, self.note = load_index(self.run_dir)
+
+    def current(self) -> CellIndex:
+        try:
+            key = FileKey.of(self.run_dir / "results.jsonl")
+        except OSError:
+            return self.index  # gone while serving: keep showing what was read
+        with self._lock:
+            if key != self.index.key:
+                self.index, self.note = load_index(self.run_dir)
+            return self.index

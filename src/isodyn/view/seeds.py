@@ -1,0 +1,78 @@
+"""A seed's page: every variant of the seed in every arm, which failed, and the worst case at a
+glance (DynaMath's worst case: an arm solves a seed only when it gets every variant right)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from isodyn.view.index import NOT_GRADED, RIGHT, CellIndex, natural_key
+
+
+@dataclass(frozen=True)
+class Square:
+    """One variant of one arm (and repeat): the cell, or None when the run has no such cell."""
+
+    variant: int
+    cell: int | None
+    verdict: str  # right, wrong, not graded, or "missing"
+    reason: str
+
+
+@dataclass(frozen=True)
+class ArmRow:
+    model: str
+    strategy: str
+    modality: str
+    repeat: int
+    squares: list[Square]
+    right: int
+    wrong: int
+    not_graded: int
+
+    @property
+    def solved(self) -> bool:
+        return self.wrong == 0 and self.right > 0
+
+
+@dataclass(frozen=True)
+class SeedView:
+    seed_id: str
+    topic: str
+    variants: list[int]
+    arms: list[ArmRow]
+    solved: int  # arms that got every graded variant right (the worst case holds)
+    worst_variant: int | None  # the variant most arms got wrong
+    worst_failures: int
+
+
+def seed_view(index: CellIndex, seed_id: str) -> SeedView | None:
+    cells = index.of_seed(seed_id)
+    if not len(cells):
+        return None
+    variants = sorted({int(index.numbers["variant"][c]) for c in cells})
+    by_arm: dict[tuple[str, str, str, int], dict[int, int]] = {}
+    for c in map(int, cells):
+        arm = (index.value("model", c), index.value("strategy", c), index.value("modality", c),
+               int(index.numbers["repeat"][c]))  # fmt: skip
+        by_arm.setdefault(arm, {})[int(index.numbers["variant"][c])] = c
+    rows = []
+    failures = dict.fromkeys(variants, 0)
+    for arm in sorted(by_arm, key=lambda a: (*map(natural_key, a[:3]), a[3])):
+        squares = []
+        for variant in variants:
+            cell = by_arm[arm].get(variant)
+            if cell is None:
+                squares.append(Square(variant, None, "missing", ""))
+                continue
+            squares.append(Square(variant, cell, index.verdict(cell), index.value("reason", cell)))
+            if index.verdict(cell) == "wrong":
+                failures[variant] += 1
+        codes = [int(index.numbers["verdict"][s.cell]) for s in squares if s.cell is not None]
+        right = codes.count(RIGHT)
+        not_graded = codes.count(NOT_GRADED)
+        rows.append(ArmRow(*arm, squares, right, len(codes) - right - not_graded, not_graded))
+    worst = max(variants, key=lambda v: (failures[v], -v))
+    return SeedView(
+        seed_id, index.value("topic", int(cells[0])), variants, rows, sum(r.solved for r in rows),
+        worst if failures[worst] else None, failures[worst],
+    )  # fmt: skip

@@ -1,0 +1,404 @@
+"""`exp view`: the index, a cell's view, marks, the export to the corpus, the review table and the
+HTTP server's answers and refusals, on a synthetic run whose every verdict the test knows
+(tests/view_runs.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import view_runs as vr
+from isodyn.view import index as index_module
+from isodyn.view.cells import utf16_span
+from isodyn.view.export import export_marks
+from isodyn.view.index import INDEX_FILE, CellIndex, Filters, load_index
+from isodyn.view.marks import Mark, append_mark, read_marks
+from isodyn.view.safe import UnsafeFile
+from isodyn.view.server import Viewer, ViewerServer
+
+CELLS = len(vr.all_keys())
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    return vr.write_run(tmp_path)
+
+
+def digest_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- the index ------------------------------------------------------------------------------------
+def test_filters_count_what_the_run_holds(run_dir: Path) -> None:
+    index, note = load_index(run_dir)
+    assert note is None and index.size == CELLS == 72
+    expected_wrong = sum(vr.verdict_of(k) == "wrong" for k in vr.all_keys())
+    assert index.query(Filters(verdict="wrong"))[0] == expected_wrong == 14
+    expected = sum(vr.verdict_of(k) == "wrong" for k in vr.all_keys() if k[0] == "m-b" and k[2] == "image")
+    assert index.query(Filters(model="m-b", modality="image", verdict="wrong"))[0] == expected == 9
+    assert index.query(Filters(verdict="not graded"))[0] == 1
+    assert index.query(Filters(reason="extraction_failed"))[0] == 1  # JUDGED: the judge decided it
+    assert index.query(Filters(ambiguity="ambiguous: several values"))[0] == 1
+    assert index.query(Filters(disagree=True))[0] == 2  # DISAGREE, and JUDGED (rules vs judge)
+    assert index.query(Filters(seed_id="s10", topic="algebra"))[0] == 24
+    assert index.query(Filters(model="nobody"))[0] == 0
+
+
+def test_sorting_by_seed_is_natural_and_by_failures_puts_the_worst_first(run_dir: Path) -> None:
+    index, _ = load_index(run_dir)
+    _, ids = index.query(Filters(), "seed", 0, CELLS)
+    seeds = [index.summary(int(i)).seed_id for i in ids]
+    assert seeds == ["s1"] * 24 + ["s2"] * 24 + ["s10"] * 24
+    # m-b cot on s2: every cot cell of s2 wrong (6: 2 modalities x 3 variants) except the image of
+    # variant 1 counts once; per arm (model, strategy, modality) and seed that is 3 of 3 variants
+    _, ids = index.query(Filters(), "failed", 0, 3)
+    first = [index.summary(int(i)) for i in ids]
+    assert {(s.model, s.strategy, s.seed_id) for s in first} == {("m-b", "cot", "s2")}
+    assert all(s.failed == 3 and s.graded == 3 for s in first)
+    # pages: the second page of 10 starts where the first ended
+    _, page0 = index.query(Filters(), "seed", 0, 10)
+    _, page1 = index.query(Filters(), "seed", 1, 10)
+    assert not set(page0) & set(page1) and len(page1) == 10
+
+
+def test_the_index_is_cached_and_rebuilt_when_results_change(run_dir: Path, monkeypatch) -> None:
+    load_index(run_dir)
+    assert (run_dir / INDEX_FILE).is_file()
+
+    def no_build(results: Path) -> CellIndex:
+        raise AssertionError("the cached index should have been used")
+
+    monkeypatch.setattr(CellIndex, "build", staticmethod(no_build))
+    assert load_index(run_dir)[0].size == CELLS
+    monkeypatch.undo()
+    with (run_dir / "results.jsonl").open("ab") as out:  # a run still appending: and a damaged line
+        out.write(b'{"model": "m-a", "cut short\n')
+    index, _ = load_index(run_dir)
+    assert index.size == CELLS and index.seen.damaged == 1
+
+
+def test_a_planted_or_linked_cache_is_never_trusted(run_dir: Path, tmp_path: Path) -> None:
+    (run_dir / INDEX_FILE).write_text('{"version": 1, "size": 0}')
+    assert load_index(run_dir)[0].size == CELLS
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("keep me")
+    (run_dir / INDEX_FILE).unlink()
+    (run_dir / INDEX_FILE).symlink_to(outside)
+    index, _ = load_index(run_dir)
+    assert index.size == CELLS
+    assert outside.read_text() == "keep me"  # the link was not written through
+
+
+def test_an_unwritable_folder_keeps_the_index_in_memory(run_dir: Path, monkeypatch) -> None:
+    def refuse(path: Path, data: bytes) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(index_module, "write_atomic", refuse)
+    index, note = load_index(run_dir)
+    assert index.size == CELLS and note is not None and "memory" in note
+    assert not (run_dir / INDEX_FILE).exists()
+
+
+def test_damaged_and_duplicate_lines_are_skipped_and_counted(run_dir: Path) -> None:
+    lines = (run_dir / "results.jsonl").read_bytes().splitlines(keepends=True)
+    rewritten = [lines[0], b"not json\n", *lines[1:], lines[5], b'{"model": 3}\n']
+    (run_dir / "results.jsonl").write_bytes(b"".join(rewritten))
+    index, _ = load_index(run_dir)
+    assert (index.size, index.seen.damaged, index.seen.duplicates) == (CELLS, 2, 1)
+
+
+def test_the_fast_path_agrees_with_the_full_reader(run_dir: Path) -> None:
+    """Rows as isodyn writes them are read without their replies; the same rows written in another
+    key order (another writer) take the full path: the index must be the same."""
+    fast = CellIndex.build(run_dir / "results.jsonl")
+    lines = (run_dir / "results.jsonl").read_bytes().splitlines()
+    reordered = b"".join(json.dumps(dict(reversed(json.loads(x).items()))).encode() + b"\n" for x in lines)
+    (run_dir / "results.jsonl").write_bytes(reordered)
+    slow = CellIndex.build(run_dir / "results.jsonl")
+    for cell in range(CELLS):
+        a, b = fast.summary(cell), slow.summary(cell)
+        assert (a.model, a.seed_id, a.verdict, a.reason, a.method, a.ambiguity, a.disagree, a.judged) == (
+            b.model, b.seed_id, b.verdict, b.reason, b.method, b.ambiguity, b.disagree, b.judged,
+        )  # fmt: skip
+
+
+# --- a cell ---------------------------------------------------------------------------------------
+def test_a_cell_shows_its_reply_span_truth_and_other_representations(run_dir: Path) -> None:
+    viewer = Viewer(run_dir)
+    index = viewer.holder.current()
+    hostile = viewer.cell(index.find((*vr.HOSTILE, 0)))
+    assert hostile.reply == vr.HOSTILE_REPLY and hostile.truth == "5"
+    start, end = hostile.span
+    assert hostile.reply[start:end] == "5" and start > hostile.reply.index("Final answer")
+    image = [r for r in hostile.representations if r.modality == "image"]
+    assert len(image) == 1 and image[0].images == [vr.digest("s1", 0)]
+    assert "solve $x - 0 = 5$" in hostile.question
+    arms = {(a.model, a.strategy, a.modality) for a in hostile.arms}
+    assert len(arms) == 7 and ("m-a", "zs", "latex") not in arms
+    judged = viewer.cell(index.find((*vr.JUDGED, 0)))
+    assert judged.judge is not None and ("answer", "27") in judged.judge.detail
+    assert {s.grader: s.correct for s in judged.scores} == {"isodyn": False, "judge": True}
+    assert judged.images == [vr.digest("s10", 2)]
+
+
+def test_spans_are_sent_in_javascript_units(run_dir: Path) -> None:
+    viewer = Viewer(run_dir)
+    cell = viewer.cell(viewer.holder.current().find((*vr.EMOJI, 0)))
+    units = cell.reply.encode("utf-16-le")
+    start, end = cell.span
+    assert units[2 * start : 2 * end].decode("utf-16-le") == "6"
+    assert start == len(cell.reply) - 1 + 3  # three characters above U+FFFF before it
+    assert utf16_span("ab", (1, 5)) is None and utf16_span("ab", None) is None
+
+
+# --- marks ----------------------------------------------------------------------------------------
+def test_marks_append_and_the_last_one_wins(run_dir: Path) -> None:
+    before = digest_of(run_dir / "results.jsonl")
+    key = (*vr.AMBIGUOUS, 0)
+    append_mark(run_dir, Mark(*key, verdict_right=True, note="first"))
+    append_mark(run_dir, Mark(*key, verdict_right=False, note="second", reading="none"))
+    with (run_dir / "marks.jsonl").open("ab") as out:
+        out.write(b'{"model": "m-a", "cut')  # a write cut short: no newline
+    append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True))
+    read = read_marks(run_dir)
+    assert read.damaged == 1 and len(read.marks) == 3
+    latest = read.latest()
+    assert latest[key].note == "second" and latest[key].reading == "none" and not latest[key].verdict_right
+    assert digest_of(run_dir / "results.jsonl") == before
+
+
+def test_marks_are_never_written_through_a_link_or_into_a_fifo(run_dir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "target.txt"
+    target.write_text("untouched\n")
+    (run_dir / "marks.jsonl").symlink_to(target)
+    with pytest.raises(UnsafeFile):
+        append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True))
+    with pytest.raises(UnsafeFile):
+        read_marks(run_dir)
+    assert target.read_text() == "untouched\n"
+    (run_dir / "marks.jsonl").unlink()
+    os.mkfifo(run_dir / "marks.jsonl")
+    with pytest.raises(UnsafeFile):  # refused at once, not waiting for a reader
+        append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True))
+
+
+def test_export_writes_marks_as_corpus_lines(run_dir: Path, tmp_path: Path) -> None:
+    append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True, note="fine"))
+    append_mark(run_dir, Mark(*vr.AMBIGUOUS, 0, verdict_right=False, reading="none"))
+    append_mark(run_dir, Mark(*vr.DISAGREE, 0, verdict_right=False))  # no reading: left out
+    append_mark(run_dir, Mark("ghost", "zs", "latex", "s1", 0, 0, verdict_right=True))
+    done = export_marks(run_dir, tmp_path / "labelled.jsonl")
+    rows = [json.loads(x) for x in (tmp_path / "labelled.jsonl").read_text().splitlines()]
+    assert done.written == 2 == len(rows) and sum(done.skipped.values()) == 2
+    sys.path.insert(0, str(Path(__file__).parent))
+    from corpus import CorpusReply
+
+    replies = {r["verdict"]: CorpusReply(**{**r, "choices": tuple(r["choices"])}) for r in rows}
+    assert replies["correct"].reply == vr.HOSTILE_REPLY and replies["correct"].truth == "5"
+    assert replies["correct"].answer == "5" and replies["correct"].note.startswith("fine")
+    assert replies["none"].answer is None and replies["none"].pattern == "ambiguous: several values"
+    assert all(r.answer_type == "int" and r.source == "review" for r in replies.values())
+
+
+def test_review_table_counts_marks_and_both_accuracies(run_dir: Path) -> None:
+    from isodyn.analysis.review import review_table
+    from isodyn.results import read_results, results_frame
+
+    frame = results_frame(read_results(run_dir).results)
+    marks = [
+        Mark(*vr.HOSTILE, 0, verdict_right=True),  # m-a s1: right, kept
+        Mark(*vr.NONE_FOUND, 0, verdict_right=False, reading="correct"),  # m-a s2: wrong -> right
+        Mark(*vr.AMBIGUOUS, 0, verdict_right=True),  # m-b s2: wrong, kept
+        Mark(*vr.DISAGREE, 0, verdict_right=False, reading="wrong"),  # m-b s10: right -> wrong
+        Mark(*vr.SKIPPED, 0, verdict_right=True),  # not graded: not counted
+    ]
+    table = review_table(frame, marks).set_index("model")
+    assert table.loc["m-a", "marked"] == 2 and table.loc["m-a", "agree"] == 1
+    assert table.loc["m-a", "A_avg as graded"] == 50.0 and table.loc["m-a", "A_avg as marked"] == 100.0
+    assert table.loc["m-b", "A_avg as graded"] == 50.0 and table.loc["m-b", "A_avg as marked"] == 0.0
+    assert review_table(frame, []).empty
+
+
+def test_the_report_has_a_reviewed_verdicts_section(run_dir: Path) -> None:
+    from isodyn.analysis.report import build_report
+    from isodyn.results import read_results
+
+    results = read_results(run_dir).results
+    plain = build_report(results, None, None, "run")
+    assert "Reviewed verdicts" not in [title for title, _, _ in plain.tables]
+    marked = build_report(results, None, None, "run", marks=[Mark(*vr.HOSTILE, 0, verdict_right=True)])
+    (table,) = [t for title, _, t in marked.tables if title == "Reviewed verdicts"]
+    assert table["marked"].tolist() == [1]
+
+
+# --- the server -----------------------------------------------------------------------------------
+class FakeImages:
+    def image(self, digest: str) -> bytes | None:
+        return b"\x89PNG fake" if digest == vr.digest("s1", 0) else None
+
+
+@pytest.fixture
+def server(run_dir: Path) -> Iterator[ViewerServer]:
+    running = ViewerServer(Viewer(run_dir, images=FakeImages), 0)
+    thread = threading.Thread(target=running.serve_forever, daemon=True)
+    thread.start()
+    yield running
+    running.shutdown()
+    running.server_close()
+
+
+def ask(server: ViewerServer, path: str, method: str = "GET", body: bytes | None = None,
+        headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
+    port = server.server_address[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request(method, path, body=body, headers={"Host": f"127.0.0.1:{port}", **(headers or {})})
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, dict(response.headers), data
+
+
+def test_the_api_filters_pages_and_sends_strict_headers(server: ViewerServer) -> None:
+    status, headers, data = ask(server, "/api/cells?verdict=wrong&model=m-b&size=5&page=1")
+    found = json.loads(data)
+    expected = sum(vr.verdict_of(k) == "wrong" for k in vr.all_keys() if k[0] == "m-b")
+    assert status == 200 and found["total"] == expected and len(found["rows"]) == min(5, expected - 5)
+    assert "default-src 'self'" in headers["Content-Security-Policy"]
+    assert "'unsafe-inline'" not in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    status, headers, data = ask(server, "/")
+    assert status == 200 and b'<script src="/static/app.js"' in data and b"<script>" not in data
+    assert ask(server, "/api/cells?verdict=maybe")[0] == 400
+
+
+def test_the_server_refuses_other_hosts_paths_and_origins(server: ViewerServer, run_dir: Path) -> None:
+    assert ask(server, "/api/meta", headers={"Host": "evil.example:80"})[0] == 421
+    for path in ("/static/../../cli.py", "/static/%2e%2e/cli.py", "/static/", "/etc/passwd"):
+        assert ask(server, path)[0] == 404, path
+    cell = Viewer(run_dir).holder.current().find((*vr.AMBIGUOUS, 0))
+    mark = json.dumps({"cell": cell, "verdict_right": True}).encode()
+    assert ask(server, "/api/mark", "POST", mark, {"Content-Type": "text/plain"})[0] == 415
+    evil = {"Content-Type": "application/json", "Origin": "http://evil.example"}
+    assert ask(server, "/api/mark", "POST", mark, evil)[0] == 403
+    assert not (run_dir / "marks.jsonl").exists()
+    with pytest.raises(Exception, match=r"127\.0\.0\.1 only"):
+        ViewerServer(Viewer(run_dir), 0, host="0.0.0.0")
+
+
+def test_a_mark_posted_is_saved_beside_the_run(server: ViewerServer, run_dir: Path) -> None:
+    cell = Viewer(run_dir).holder.current().find((*vr.AMBIGUOUS, 0))
+    own = {"Content-Type": "application/json", "Origin": f"http://127.0.0.1:{server.server_address[1]}"}
+    body = json.dumps({"cell": cell, "verdict_right": False, "reading": "wrong", "note": "n"}).encode()
+    assert ask(server, "/api/mark", "POST", body, own)[0] == 400  # the grader also read "wrong"
+    body = json.dumps({"cell": cell, "verdict_right": False, "reading": "none", "note": "n"}).encode()
+    status, _, data = ask(server, "/api/mark", "POST", body, own)
+    assert status == 200 and json.loads(data)["seed_id"] == "s2"
+    (saved,) = read_marks(run_dir).marks
+    assert saved.key == (*vr.AMBIGUOUS, 0) and saved.reading == "none"
+    found = json.loads(ask(server, "/api/cells?marked=yes")[2])
+    assert found["total"] == 1 and found["rows"][0]["marked"] == "wrong"
+    queue = json.loads(ask(server, "/api/review")[2])
+    assert queue["total"] == 3  # four doubtful verdicts, one of them marked
+
+
+def test_images_are_served_by_digest(server: ViewerServer) -> None:
+    status, headers, data = ask(server, f"/image/{vr.digest('s1', 0)}")
+    assert status == 200 and headers["Content-Type"] == "image/png" and data == b"\x89PNG fake"
+    status, headers, data = ask(server, f"/image/{vr.digest('s2', 0)}")
+    assert status == 404 and b"not in the run's render cache" in data
+    assert ask(server, "/image/sha256:../../etc/passwd")[0] == 404
+
+
+def test_a_hostile_reply_is_sent_as_data(server: ViewerServer, run_dir: Path) -> None:
+    cell = Viewer(run_dir).holder.current().find((*vr.HOSTILE, 0))
+    status, headers, data = ask(server, f"/api/cell/{cell}")
+    assert status == 200 and headers["Content-Type"] == "application/json"
+    assert json.loads(data)["reply"] == vr.HOSTILE_REPLY
+    assert ask(server, "/api/cell/99999")[0] == 404
+
+
+# --- the command ----------------------------------------------------------------------------------
+def test_a_missing_run_is_one_line_and_exit_2(run_cli, tmp_path: Path) -> None:
+    done = run_cli("view", str(tmp_path / "nothing"))
+    assert done.code == 2 and len(done.lines) == 1 and "not a run directory" in done.err
+    done = run_cli("view", str(tmp_path))
+    assert done.code == 2 and "no results.jsonl" in done.err
+    done = run_cli("view", str(tmp_path), "host=0.0.0.0")
+    assert done.code == 2 and "127.0.0.1 only" in done.err
+
+
+def test_export_from_the_command_line(run_cli, run_dir: Path, tmp_path: Path) -> None:
+    append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True))
+    done = run_cli("view", str(run_dir), f"export={tmp_path / 'out.jsonl'}")
+    assert done.code == 0 and "1 labelled replies" in done.out
+    assert json.loads((tmp_path / "out.jsonl").read_text())["verdict"] == "correct"
+
+
+def test_ctrl_c_stops_the_viewer_cleanly(run_dir: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "isodyn", "view", str(run_dir), "port=0", "open=no"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        line = process.stdout.readline()
+        assert "http://127.0.0.1:" in line
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert process.returncode == 0 and "Traceback" not in err
+
+
+def test_a_real_runs_image_is_served_from_its_render_cache(run_cli, tmp_path: Path) -> None:
+    """A run through the loopback stub with the image modality: the picture the model was sent is
+    served by the digest its transcript records, from the cache the run drew it into."""
+    from isodyn.testing import OpenAIStub, ScriptedReply
+
+    sent: list[bytes] = []
+
+    def script(request: dict) -> ScriptedReply:
+        for message in request["messages"]:
+            for part in message["content"] if isinstance(message["content"], list) else ():
+                if part.get("type") == "image_url":
+                    import base64
+
+                    sent.append(base64.b64decode(part["image_url"]["url"].split(",", 1)[1]))
+        return ScriptedReply(text='{"solution": "...", "short answer": "A"}')
+
+    out = tmp_path / "runs"
+    with OpenAIStub(script) as stub:
+        done = run_cli("run", "models=openai/any", f"api_base={stub.base_url}", "vision=yes",
+                       "seeds=isobench_connectivity", "modalities=image", "variants=2", f"out={out}",
+                       f"cache_dir={tmp_path / 'cache'}", "quiet=1")  # fmt: skip
+    assert done.code == 0, done.err
+    assert len(sent) == 2
+    (run,) = out.iterdir()
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    digests = [
+        part["image_url"]["url"]
+        for row in rows
+        for message in row["transcript"][0]["messages"]
+        if isinstance(message["content"], list)
+        for part in message["content"]
+        if part.get("type") == "image_url"
+    ]
+    running = ViewerServer(Viewer(run), 0)
+    threading.Thread(target=running.serve_forever, daemon=True).start()
+    try:
+        for digest in digests:
+            status, headers, data = ask(running, f"/image/{digest}")
+            assert status == 200 and headers["Content-Type"] == "image/png"
+            assert data in sent and "sha256:" + hashlib.sha256(data).hexdigest() == digest
+    finally:
+        running.shutdown()
+        running.server_close()
