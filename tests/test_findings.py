@@ -149,8 +149,8 @@ def test_too_few_seeds_give_no_interval() -> None:
 def test_default_baseline_falls_back_and_says_so() -> None:
     chosen = choose_baseline(["cot", "fewshot"], ["latex", "code"])
     assert chosen.arm == Arm("cot", "latex")
-    assert any("default baseline strategy zeroshot is not in this run" in n for n in chosen.notes)
-    assert any("default baseline modality image is not in this run" in n for n in chosen.notes)
+    assert any("default baseline strategy zeroshot has no graded cell in this run" in n for n in chosen.notes)
+    assert any("default baseline modality image has no graded cell in this run" in n for n in chosen.notes)
     rows = [r for r in planted() if r["strategy"] != "zeroshot"]
     content = build_report(results_of(rows), None, None, "run", FAST)
     assert any("the first strategy, cot, is the baseline instead" in s for s in content.sentences)

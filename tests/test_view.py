@@ -402,3 +402,21 @@ def test_a_real_runs_image_is_served_from_its_render_cache(run_cli, tmp_path: Pa
     finally:
         running.shutdown()
         running.server_close()
+
+
+def test_a_representation_is_shown_as_the_model_read_it() -> None:
+    """The row's `question` is the bare question; the model read the representation too (the code,
+    the LaTeX, the story): the viewer shows the first call's last user message, else the question."""
+    from isodyn.view.cells import CallView, MessageView, Part, shown_text
+
+    def call(*messages: MessageView) -> CallView:
+        return CallView("answer", "m", 0, list(messages), "reply", True, 1, 1)
+
+    system = MessageView("system", [Part("text", "You are careful.")])
+    first = MessageView("user", [Part("text", "def f(x): return x**2\nIs f even?")])
+    demo = MessageView("user", [Part("image", "sha256:" + "0" * 64), Part("text", "a demonstration")])
+    later = call(MessageView("user", [Part("text", "a second step")]))
+    assert shown_text([call(system, demo, first), later], "Is f even?") == "def f(x): return x**2\nIs f even?"
+    assert shown_text([call(system, first, demo)], "q") == "a demonstration"
+    assert shown_text([], "Is f even?") == "Is f even?"
+    assert shown_text([call(system)], "Is f even?") == "Is f even?"

@@ -158,7 +158,7 @@ def choose_baseline(
     notes = []
     if strategy not in strategies:
         notes.append(
-            f"The default baseline strategy {strategy} is not in this run: the first strategy, "
+            f"The default baseline strategy {strategy} has no graded cell in this run: the first strategy, "
             f"{strategies[0]}, is the baseline instead."
         )
         strategy = strategies[0]
@@ -166,7 +166,7 @@ def choose_baseline(
         modality = DEFAULT_BASELINE[1]
         if modality not in modalities:
             notes.append(
-                f"The default baseline modality {modality} is not in this run: the first modality, "
+                f"The default baseline modality {modality} has no graded cell in this run: the first modality, "
                 f"{modalities[0]}, is the baseline instead."
             )
             modality = modalities[0]

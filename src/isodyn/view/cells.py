@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from isodyn.record import CellResult
 from isodyn.results import parsed_line, row_problem
 from isodyn.schema import JUDGE, migrate
 from isodyn.scoring import Score
+from isodyn.scoring.span import answer_span
 from isodyn.view.index import CellIndex
 from isodyn.view.marks import Mark, graded_reading
 
@@ -77,7 +78,7 @@ class RepresentationView:
 
     cell: int
     modality: str
-    question: str
+    question: str  # the problem as that cell's model read it (`shown_text`)
     images: list[str]
 
 
@@ -105,6 +106,7 @@ class CellView:
     level: str
     answer_type: str
     question: str
+    shown: str  # the problem as the model read it (`shown_text`): the representation itself
     choices: list[str]
     truth: str
     solution: str
@@ -166,23 +168,13 @@ def utf16_span(text: str, span: Span | None) -> Span | None:
     return units(start), units(end)
 
 
-def _span_finder() -> Callable[[str, str | None, str | None], Span | None] | None:
-    """`answer_span` when this isodyn has it (it is display only: without it, nothing is marked)."""
-    try:
-        from isodyn.scoring.span import answer_span
-    except ImportError:
-        return None
-    return answer_span
-
-
-def answer_offsets(reply: str | None, method: str | None, extracted: str | None) -> Span | None:
+def answer_offsets(
+    reply: str | None, method: str | None, extracted: str | None, choices: Sequence[str] = ()
+) -> Span | None:
     if not reply:
         return None
-    finder = _span_finder()
-    if finder is None:
-        return None
     try:
-        found = finder(reply, method, extracted)
+        found = answer_span(reply, method, extracted, tuple(choices))
     except Exception:  # a display aid must never keep a cell from opening
         return None
     return utf16_span(reply, found)
@@ -230,6 +222,17 @@ def call_views(result: CellResult) -> list[CallView]:
     return views
 
 
+def shown_text(calls: Sequence[CallView], fallback: str) -> str:
+    """What the model read of the problem: the text of the first call's last user message (the
+    representation, as the strategy's prompt put it), or `fallback` (a cell never sent: skipped)."""
+    for message in reversed(calls[0].messages if calls else []):
+        if message.role == "user":
+            text = "\n".join(part.text for part in message.parts if part.kind == "text")
+            if text.strip():
+                return text
+    return fallback
+
+
 def images_of(calls: Sequence[CallView]) -> list[str]:
     """The distinct image digests the calls showed, in order."""
     found: dict[str, None] = {}
@@ -264,8 +267,10 @@ def _representations(index: CellIndex, results: Path, cell: int) -> list[Represe
             result = read_cell(index, results, other)
         except CellUnreadable:
             continue
-        shown = images_of(call_views(result)[:1])
-        views.append(RepresentationView(other, modality, result.question, shown))
+        calls = call_views(result)[:1]
+        views.append(
+            RepresentationView(other, modality, shown_text(calls, result.question), images_of(calls))
+        )
     return views
 
 
@@ -293,11 +298,12 @@ def cell_view(index: CellIndex, results: Path, cell: int, mark: Mark | None) -> 
         id=cell, model=result.model, strategy=result.strategy, modality=result.modality,
         seed_id=result.seed_id, variant=result.variant, repeat=result.repeat, topic=result.topic,
         level=result.level, answer_type=result.answer_type, question=result.question,
+        shown=shown_text(calls, result.question),
         choices=list(result.choices), truth=result.truth, solution=result.solution, reason=result.reason,
         error=result.error, verdict=index.verdict(cell),
         graded_reading=graded_reading(result.reason, result.correct), extracted=result.extracted,
         method=result.method, ambiguity=result.ambiguity, grader=result.decided_by, reply=result.response,
-        span=answer_offsets(result.response, result.method, result.extracted),
+        span=answer_offsets(result.response, result.method, result.extracted, result.choices),
         scores=[score_view(s, name == result.decided_by) for name, s in result.scores.items()],
         judge=score_view(judge, result.decided_by == JUDGE) if judge is not None else None,
         calls=calls, images=images_of(calls), representations=_representations(index, results, cell),

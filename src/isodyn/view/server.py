@@ -132,7 +132,6 @@ class Meta:
     facets: dict[str, list[Facet]]
     marks: int
     marks_damaged: int
-    spans: bool  # this isodyn can find the answer's span in a reply
 
 
 class Viewer:
@@ -191,12 +190,9 @@ class Viewer:
         index = self.holder.current()
         state = self.marks(index)
         seen = index.seen
-        from isodyn.view.cells import _span_finder
-
         return Meta(
             self.run_dir.name, index.size, seen.damaged, seen.duplicates, seen.first_problem,
             self.holder.note, index.facets(), int(state.marked.sum()), state.read.damaged,
-            _span_finder() is not None,
         )  # fmt: skip
 
     def cells(self, query: dict[str, str]) -> dict[str, Any]:

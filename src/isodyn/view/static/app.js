@@ -100,10 +100,9 @@ function replyNode(reply, span, id) {
 function spanLegend(cell) {
   if (cell.span) {
     return el("p", { class: "legend" }, el("mark", {}, "highlighted"),
-      ` : the answer the grader read (${cell.extracted ?? "–"}), found by ${cell.method || "–"}, ${cell.ambiguity || "–"}`);
+      `: the answer the grader read (${cell.extracted ?? "–"}), found by ${cell.method || "–"}, ${cell.ambiguity || "–"}`);
   }
   if (cell.reason === "extraction_failed") return el("p", { class: "legend" }, "The grader found no answer in this reply.");
-  if (!META.spans) return el("p", { class: "legend" }, "This isodyn cannot locate answers in replies yet.");
   if (cell.verdict === "not graded") return null;
   return el("p", { class: "legend" }, `The grader read ${cell.extracted ?? "–"} (${cell.method || "–"}); its place in the reply could not be located.`);
 }
@@ -311,7 +310,7 @@ function readingWords(reading) {
 function questionBox(cell) {
   const parts = [];
   for (const digest of cell.images) parts.push(picture(digest));
-  parts.push(el("pre", { id: "question" }, cell.question || "(the question was not recorded)"));
+  parts.push(el("pre", { id: "question" }, cell.shown || cell.question || "(the question was not recorded)"));
   if (cell.choices.length) parts.push(el("p", {}, "Options as shown: ", cell.choices.join(" | ")));
   parts.push(facts([["truth", el("span", { class: "truth", id: "truth" }, cell.truth)], ["answer type", cell.answer_type],
     ["topic", cell.topic], ["level", cell.level]]));
@@ -393,7 +392,7 @@ async function compareView(a, b) {
     box("Verdict", facts([["truth", cell.truth], ["answer read", cell.extracted ?? "–"], ["method", cell.method],
       ["ambiguity", cell.ambiguity]]), cell.scores.length > 1 ? scoresTable(cell.scores) : null),
     box("Final reply", replyNode(cell.reply, cell.span), spanLegend(cell)),
-    box(`Question (${cell.modality})`, cell.images.map(picture), el("pre", {}, cell.question)));
+    box(`Question (${cell.modality})`, cell.images.map(picture), el("pre", {}, cell.shown || cell.question)));
   const select = compareSelect(left);
   if (select) select.value = String(right.id);
   show(el("div", {},
