@@ -27,6 +27,7 @@ from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap
 from isodyn.analysis.modality import IMAGE_MODALITIES, TEXT_MODALITIES
 from isodyn.analysis.stats import align, cluster_bootstrap, paired_comparison, resample_means, seed_table
 from isodyn.core import Modality
+from isodyn.errors import IsodynError
 from isodyn.schema import Column
 from isodyn.textsafe import visible
 
@@ -114,7 +115,7 @@ class Findings:
     notes: tuple[str, ...] = ()  # what could not be measured, said once
 
 
-class UnknownBaselineError(ValueError):
+class UnknownBaselineError(IsodynError, ValueError):
     """A baseline the run does not hold; the message is one line naming the valid values."""
 
 
@@ -166,8 +167,8 @@ def choose_baseline(
         modality = DEFAULT_BASELINE[1]
         if modality not in modalities:
             notes.append(
-                f"The default baseline modality {modality} has no graded cell in this run: the first modality, "
-                f"{modalities[0]}, is the baseline instead."
+                f"The default baseline modality {modality} has no graded cell in this run: the first "
+                f"modality, {modalities[0]}, is the baseline instead."
             )
             modality = modalities[0]
     return Baseline(Arm(strategy, modality), tuple(notes))

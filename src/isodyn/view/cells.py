@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from isodyn.errors import IsodynError
 from isodyn.record import CellResult
 from isodyn.results import parsed_line, row_problem
 from isodyn.schema import JUDGE, migrate
@@ -32,7 +33,7 @@ DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 Span = tuple[int, int]
 
 
-class CellUnreadable(ValueError):
+class CellUnreadable(IsodynError, ValueError):
     """The cell's line is damaged, or results.jsonl changed under the index."""
 
 
