@@ -117,6 +117,23 @@ def test_damaged_and_duplicate_lines_are_skipped_and_counted(run_dir: Path) -> N
     assert (index.size, index.seen.damaged, index.seen.duplicates) == (CELLS, 2, 1)
 
 
+def test_two_halves_scanned_apart_give_the_index_of_one_pass(run_dir: Path, monkeypatch) -> None:
+    """A large run's halves are scanned in two processes: with duplicates of the first half's cells
+    and damaged lines in the second, the joined index is the single pass's, cell for cell."""
+    lines = (run_dir / "results.jsonl").read_bytes().splitlines(keepends=True)
+    rewritten = [*lines, b"not json\n", lines[3], lines[-1], b'{"model": 3}\n', lines[-2]]
+    (run_dir / "results.jsonl").write_bytes(b"".join(rewritten))
+    monkeypatch.setattr(index_module, "PARALLEL_BYTES", 10**12)
+    single = CellIndex.build(run_dir / "results.jsonl")
+    monkeypatch.setattr(index_module, "PARALLEL_BYTES", 0)
+    halves = CellIndex.build(run_dir / "results.jsonl")
+    assert (single.size, single.seen) == (halves.size, halves.seen) == (CELLS, single.seen)
+    assert single.seen.damaged == 2 and single.seen.duplicates == 3
+    for cell in range(CELLS):
+        a, b = single.summary(cell), halves.summary(cell)
+        assert a == b and single.position(cell) == halves.position(cell)
+
+
 def test_the_fast_path_agrees_with_the_full_reader(run_dir: Path) -> None:
     """Rows as isodyn writes them are read without their replies; the same rows written in another
     key order (another writer) take the full path: the index must be the same."""

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import multiprocessing
 import re
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -258,16 +260,27 @@ def _whole_row(line: bytes, where: str) -> tuple[dict[str, Any] | None, str]:
     return (None, why) if why else (migrate(row), "")
 
 
-def _scan(results: Path) -> tuple[_Columns, LinesSeen]:
-    data = results.read_bytes()
+@dataclass
+class _Part:
+    """One byte range of results.jsonl, scanned: its columns, each kept row's cell key, and what was
+    set aside (line numbers are global: the range knows the line it starts on)."""
+
+    columns: _Columns
+    keys: list[tuple[Any, ...]]
+    damaged: int
+    duplicates: int
+    first: str | None
+
+
+def _scan_range(data: bytes, position: int, stop: int, number: int, results: Path) -> _Part:
     columns = _Columns()
+    keys: list[tuple[Any, ...]] = []
     seen: set[tuple[Any, ...]] = set()
-    damaged = duplicates = number = 0
+    damaged = duplicates = 0
     first: str | None = None
-    position = len(BOM) if data.startswith(BOM) else 0
-    while position < len(data):
-        end = data.find(b"\n", position)
-        end = len(data) if end < 0 else end + 1
+    while position < stop:
+        end = data.find(b"\n", position, stop)
+        end = stop if end < 0 else end + 1
         start, position, number = position, end, number + 1
         row = _fast_row(data, start, end)
         why = _index_problem(row) if row is not None else None
@@ -292,8 +305,61 @@ def _scan(results: Path) -> tuple[_Columns, LinesSeen]:
             duplicates += 1
             continue
         seen.add(key)
+        keys.append(key)
         columns.add(row, start, end - start)
-    return columns, LinesSeen(damaged, duplicates, first)
+    return _Part(columns, keys, damaged, duplicates, first)
+
+
+# A cold start of a large run scans its halves in two forked processes (the bytes are shared, not
+# copied); below this size, or where fork is unavailable, one pass is quicker than starting one.
+PARALLEL_BYTES = 32_000_000
+_SHARED: bytes = b""  # the file's bytes, for the forked worker
+
+
+def _scan_second_half(args: tuple[int, int, int, Path]) -> _Part:
+    position, stop, number, results = args
+    return _scan_range(_SHARED, position, stop, number, results)
+
+
+def _scan(results: Path) -> tuple[_Columns, LinesSeen]:
+    global _SHARED
+    data = results.read_bytes()
+    begin = len(BOM) if data.startswith(BOM) else 0
+    middle = data.find(b"\n", begin + (len(data) - begin) // 2) + 1
+    if len(data) < PARALLEL_BYTES or middle <= 0 or "fork" not in multiprocessing.get_all_start_methods():
+        part = _scan_range(data, begin, len(data), 0, results)
+        return part.columns, LinesSeen(part.damaged, part.duplicates, part.first)
+    _SHARED = data
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+            later = pool.submit(
+                _scan_second_half, (middle, len(data), data.count(b"\n", begin, middle), results)
+            )
+            first_half = _scan_range(data, begin, middle, 0, results)
+            second_half = later.result()
+    finally:
+        _SHARED = b""
+    return _joined(first_half, second_half)
+
+
+def _joined(first: _Part, second: _Part) -> tuple[_Columns, LinesSeen]:
+    """Two consecutive ranges as one scan: the second's codes renumbered into the first's
+    vocabularies, and its rows of cells the first already holds dropped (the first row counts)."""
+    columns = first.columns
+    held = set(first.keys)
+    keep = [i for i, key in enumerate(second.keys) if key not in held]
+    for name in CODED:
+        lookup = columns.lookup[name]
+        renumbered = [lookup.setdefault(value, len(lookup)) for value in second.columns.lookup[name]]
+        codes = second.columns.codes[name]
+        columns.codes[name].extend(renumbered[codes[i]] for i in keep)
+    for name in NUMERIC:
+        numbers = second.columns.numbers[name]
+        columns.numbers[name].extend(numbers[i] for i in keep)
+    columns.truth.extend(second.columns.truth[i] for i in keep)
+    columns.extracted.extend(second.columns.extracted[i] for i in keep)
+    duplicates = first.duplicates + second.duplicates + len(second.keys) - len(keep)
+    return columns, LinesSeen(first.damaged + second.damaged, duplicates, first.first or second.first)
 
 
 def _packed(array: np.ndarray) -> str:
