@@ -41,7 +41,7 @@ import pandas as pd
 
 from isodyn.analysis.columns import ITEM
 from isodyn.analysis.metrics import Bootstrap, graded_cells
-from isodyn.analysis.stats import Interval, mcnemar_exact, resample_means
+from isodyn.analysis.stats import Interval, mcnemar_exact, percentile_interval, resample_means
 from isodyn.analysis.tables import format_value
 from isodyn.core import AnswerType, Modality
 from isodyn.schema import Column
@@ -189,15 +189,6 @@ def paired_items(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_records(records, columns=columns)
 
 
-def _percentile(draws: np.ndarray, level: float) -> tuple[float, float]:
-    finite = draws[np.isfinite(draws)]
-    if not len(finite):
-        return math.nan, math.nan
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(finite, [tail, 100 - tail])
-    return float(low), float(high)
-
-
 def pair_agreement(
     items: pd.DataFrame, model: str, strategy: str, first: str, second: str, bootstrap: Bootstrap
 ) -> PairAgreement:
@@ -211,10 +202,10 @@ def pair_agreement(
     return PairAgreement(
         model=model, strategy=strategy, first=first, second=second, items=len(items),
         seeds=len(per_seed), accuracy_first=float(p), accuracy_second=float(q),
-        agreement=Interval(float(agree), *_percentile(draws[:, 0], bootstrap.level)),
+        agreement=Interval(float(agree), *percentile_interval(draws[:, 0], bootstrap.level)),
         chance=Interval(
             float(chance_agreement(p, q, coincide)),
-            *_percentile(chance_agreement(draws[:, 1], draws[:, 2], draws[:, 3]), bootstrap.level),
+            *percentile_interval(chance_agreement(draws[:, 1], draws[:, 2], draws[:, 3]), bootstrap.level),
         ),
         first_only=first_only, second_only=second_only, p_mcnemar=mcnemar_exact(first_only, second_only),
     )  # fmt: skip

@@ -25,7 +25,14 @@ import pandas as pd
 
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap
 from isodyn.analysis.modality import IMAGE_MODALITIES, TEXT_MODALITIES
-from isodyn.analysis.stats import align, cluster_bootstrap, paired_comparison, resample_means, seed_table
+from isodyn.analysis.stats import (
+    align,
+    cluster_bootstrap,
+    paired_comparison,
+    percentile_interval,
+    resample_means,
+    seed_table,
+)
 from isodyn.core import Modality
 from isodyn.errors import IsodynError
 from isodyn.schema import Column
@@ -174,15 +181,6 @@ def choose_baseline(
     return Baseline(Arm(strategy, modality), tuple(notes))
 
 
-def _percentile(values: np.ndarray, level: float) -> tuple[float, float]:
-    finite = values[np.isfinite(values)]
-    if not len(finite):
-        return math.nan, math.nan
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(finite, [tail, 100 - tail])
-    return float(low), float(high)
-
-
 def seed_mean_estimate(per_seed: np.ndarray, bootstrap: Bootstrap) -> Estimate:
     """The mean of per-seed values, with a percentile interval from resampling seeds."""
     n = len(per_seed)
@@ -190,7 +188,7 @@ def seed_mean_estimate(per_seed: np.ndarray, bootstrap: Bootstrap) -> Estimate:
         return Estimate(math.nan, math.nan, math.nan, 0)
     rng = np.random.default_rng(bootstrap.seed)
     draws = resample_means(np.asarray(per_seed, float)[:, None], bootstrap.resamples, rng)[:, 0]
-    return Estimate(float(np.mean(per_seed)), *_percentile(draws, bootstrap.level), n)
+    return Estimate(float(np.mean(per_seed)), *percentile_interval(draws, bootstrap.level), n)
 
 
 def worst_case_differences(a: pd.DataFrame, b: pd.DataFrame) -> pd.Series:

@@ -9,8 +9,6 @@ functions into a `ReportContent`; only `write_report` touches disk.
 from __future__ import annotations
 
 import base64
-import os
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -30,6 +28,7 @@ from isodyn.analysis.legend import legend
 from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
+from isodyn.atomic import write_atomic
 from isodyn.errors import IsodynError
 from isodyn.results import CellResult, read_json, results_frame
 from isodyn.schema import Column
@@ -264,23 +263,6 @@ def render_html(content: ReportContent) -> str:
         .get_template("report.html.j2")
         .render(content=content, tables=tables, images=images)
     )
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to a new file beside `path`, then swap it in with os.replace: a symbolic link at
-    `path` is replaced itself, never written through, and a reader never sees half a file."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    # O_EXCL: never open something already there (a planted link); mode 0o666 minus the umask,
-    # as write_text gives (mkstemp's 0o600 would hide a shared run's report from its other users).
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    handle = os.open(temporary, flags, 0o666)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def _encoded(text: str) -> bytes:

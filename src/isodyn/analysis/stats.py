@@ -88,7 +88,8 @@ def resample_means(values: np.ndarray, resamples: int, rng: np.random.Generator)
     return np.concatenate(out)
 
 
-def _percentile(values: np.ndarray, level: float) -> tuple[float, float]:
+def percentile_interval(values: np.ndarray, level: float) -> tuple[float, float]:
+    """The central `level` percentile interval of the finite values (NaN, NaN when none are)."""
     finite = values[np.isfinite(values)]
     if not len(finite):
         return float("nan"), float("nan")
@@ -112,9 +113,9 @@ def cluster_bootstrap(
     point_avg, point_wst = float(table.accuracy.mean()), float(table.worst.mean())
     point_rr = point_wst / point_avg if point_avg > 0 else float("nan")
     return {
-        "A_avg": Interval(point_avg, *_percentile(a_avg, level)),
-        "A_wst": Interval(point_wst, *_percentile(a_wst, level)),
-        "RR": Interval(point_rr, *_percentile(rr, level)),
+        "A_avg": Interval(point_avg, *percentile_interval(a_avg, level)),
+        "A_wst": Interval(point_wst, *percentile_interval(a_wst, level)),
+        "RR": Interval(point_rr, *percentile_interval(rr, level)),
     }
 
 
@@ -267,7 +268,7 @@ def kappa_interval(
     left, right = codes[: len(a)], codes[len(a) :]
     picks = np.random.default_rng(seed).integers(0, len(a), size=(resamples, len(a)))
     draws = _kappas(left[picks], right[picks], len(categories))
-    return Interval(cohen_kappa(a, b), *_percentile(draws, level))
+    return Interval(cohen_kappa(a, b), *percentile_interval(draws, level))
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,7 @@ class PairedBootstrap:
         """The percentile interval at `level` (two-sided) from the stored draws."""
         if not self.seeds:
             return Interval(float("nan"), float("nan"), float("nan"))
-        return Interval(self.estimate, *_percentile(self.draws, level))
+        return Interval(self.estimate, *percentile_interval(self.draws, level))
 
 
 def paired_bootstrap(

@@ -30,10 +30,11 @@ from typing import Any
 import numpy as np
 import orjson
 
+from isodyn.atomic import write_atomic
 from isodyn.core import Modality
 from isodyn.results import BOM, parsed_line, row_problem
 from isodyn.schema import GRADED, migrate
-from isodyn.view.safe import UnsafeFile, inside, read_bounded, write_atomic
+from isodyn.view.safe import UnsafeFile, inside, read_bounded
 
 INDEX_FILE = ".view-index.json"
 INDEX_VERSION = 1

@@ -1,16 +1,16 @@
 """Reading and writing beside a run that may be shared or prepared by someone else.
 
-The same rules as the report's `write_atomic` and `checked_targets` (isodyn.analysis.report), kept
-here because importing the report module loads pandas and matplotlib (seconds), which the viewer must
-not wait for: a file is opened without following a symbolic link at its last step and without
-blocking on a FIFO, and must be a regular file; a name must stay inside the run folder; a whole file
-is written beside its target and swapped in, so a link there is replaced, never written through.
+The rules of the report's `checked_targets` (isodyn.analysis.report), kept here because importing
+the report module loads pandas and matplotlib (seconds), which the viewer must not wait for: a file
+is opened without following a symbolic link at its last step and without blocking on a FIFO, and
+must be a regular file; a name must stay inside the run folder. Files are written whole beside
+their target and swapped in (`isodyn.atomic.write_atomic`), so a link there is replaced, never
+written through.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -59,15 +59,3 @@ def read_bounded(path: Path, limit: int) -> bytes:
     return data
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """`data` written to a new file beside `path` (O_EXCL, no link followed), then swapped in."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    handle = os.open(temporary, flags, 0o666)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
