@@ -23,14 +23,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from matplotlib.image import imread
 
-from isodyn.analysis.compare import (
-    Pair,
-    compare,
-    dropped_cells,
-    file_safe,
-    report_names,
-    sentence,
-)
+from isodyn.analysis.compare import Pair, compare, sentence
+from isodyn.analysis.compare_report import dropped_cells, file_safe, report_names
 from isodyn.analysis.forest import ForestRow, forest_png, pair_label, shortened
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.stats import detectable_effect, paired_bootstrap

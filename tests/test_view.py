@@ -19,6 +19,7 @@ import pytest
 
 import view_runs as vr
 from isodyn.view import index as index_module
+from isodyn.view import scan as scan_module
 from isodyn.view.cells import utf16_span
 from isodyn.view.export import export_marks
 from isodyn.view.index import INDEX_FILE, CellIndex, Filters, load_index
@@ -123,9 +124,9 @@ def test_two_halves_scanned_apart_give_the_index_of_one_pass(run_dir: Path, monk
     lines = (run_dir / "results.jsonl").read_bytes().splitlines(keepends=True)
     rewritten = [*lines, b"not json\n", lines[3], lines[-1], b'{"model": 3}\n', lines[-2]]
     (run_dir / "results.jsonl").write_bytes(b"".join(rewritten))
-    monkeypatch.setattr(index_module, "PARALLEL_BYTES", 10**12)
+    monkeypatch.setattr(scan_module, "PARALLEL_BYTES", 10**12)
     single = CellIndex.build(run_dir / "results.jsonl")
-    monkeypatch.setattr(index_module, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(scan_module, "PARALLEL_BYTES", 0)
     halves = CellIndex.build(run_dir / "results.jsonl")
     assert (single.size, single.seen) == (halves.size, halves.seen) == (CELLS, single.seen)
     assert single.seen.damaged == 2 and single.seen.duplicates == 3

@@ -11,19 +11,15 @@ Holm-corrected across all pairs.
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
 
 import pandas as pd
 
-from isodyn.analysis.columns import ARM, ITEM
-from isodyn.analysis.forest import ForestRow, forest_png
+from isodyn.analysis.columns import ARM
 from isodyn.analysis.metrics import Bootstrap, graded_cells
-from isodyn.analysis.report import ReportContent
 from isodyn.analysis.stats import (
     Detectable,
     PairedBootstrap,
@@ -33,8 +29,6 @@ from isodyn.analysis.stats import (
     paired_bootstrap,
     smallest_sign_flip_p,
 )
-from isodyn.schema import Column
-from isodyn.textsafe import visible
 
 TARGET_EFFECT = 0.05  # the effect size (5 points) the "seeds needed" column is computed for
 LISTED = 8  # names listed in a summary or a "dropped" line before "and N more"
@@ -222,7 +216,7 @@ def signed_points(value: float) -> str:
     return "+0.0" if text == "-0.0" else text
 
 
-def _bracket(low: float, high: float) -> str:
+def bracket(low: float, high: float) -> str:
     return f"[{points(low)}, {points(high)}]"
 
 
@@ -232,8 +226,8 @@ def magnitude(pair: Pair) -> tuple[str, str, str]:
     d, low, high = pair.difference or 0.0, pair.simultaneous_low, pair.simultaneous_high
     assert low is not None and high is not None
     if d >= 0:
-        return "ahead of", points(d), _bracket(low, high)
-    return "behind", points(-d), _bracket(-high, -low)
+        return "ahead of", points(d), bracket(low, high)
+    return "behind", points(-d), bracket(-high, -low)
 
 
 def family_words(alpha: float) -> str:
@@ -260,7 +254,7 @@ def detectable_words(found: Detectable | None, alpha: float) -> str:
     }.get(found.reason, "undefined")
 
 
-def _seeds_needed_words(found: Detectable | None) -> str:
+def seeds_needed_words(found: Detectable | None) -> str:
     if found is None or found.seeds_needed is None:
         return {"no spread": "unknown: no spread between seeds"}.get(
             found.reason if found else "", "unknown: too few seeds"
@@ -277,7 +271,7 @@ def sentence(pair: Pair, alpha: float = 0.05) -> str:
         return f"{a} and {b} share no graded cell{where}: no difference can be computed."
     d, p = pair.difference, pair.p_holm
     assert pair.simultaneous_low is not None and pair.simultaneous_high is not None
-    signed = _bracket(pair.simultaneous_low, pair.simultaneous_high)
+    signed = bracket(pair.simultaneous_low, pair.simultaneous_high)
     family = family_words(alpha)
     adjusted = f"p = {p:.3g} after Holm"
     side, size, size_interval = magnitude(pair)
@@ -330,12 +324,12 @@ def _with_sentence(pair: Pair, alpha: float) -> Pair:
     return Pair(**{**pair.__dict__, "sentence": sentence(pair, alpha)})
 
 
-def _listed(names: Sequence[str]) -> str:
+def listed(names: Sequence[str]) -> str:
     shown = ", ".join(names[:LISTED])
     return shown + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
 
 
-def _count(n: int, one: str, many: str | None = None) -> str:
+def counted(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
@@ -355,7 +349,8 @@ def summary(comparison: Comparison) -> str:
     borderline = [p for p in pairs if p.verdict in ("interval only", "p only")]
     undefined = [p for p in pairs if p.verdict == "undefined"]
     rest = [p for p in pairs if p.verdict in ("not distinguishable", "too few seeds")]
-    parts = [f"{_count(len(pairs), 'pair')} compared" + (f" in {contexts} contexts" if several else "") + "."]
+    where = f" in {contexts} contexts" if several else ""
+    parts = [f"{counted(len(pairs), 'pair')} compared{where}."]
     if held:
         described = []
         for pair in held:
@@ -363,25 +358,25 @@ def summary(comparison: Comparison) -> str:
             leader = pair.a if side == "ahead of" else pair.b
             described.append(f"{named(pair)} ({leader} ahead by {size} points)")
         parts.append(
-            f"After Holm correction (alpha {alpha:g}), {_count(len(held), 'difference')} "
+            f"After Holm correction (alpha {alpha:g}), {counted(len(held), 'difference')} "
             f"{'holds, its' if len(held) == 1 else 'hold, each with its'} {family_words(alpha)} excluding 0: "
-            f"{_listed(described)}."
+            f"{listed(described)}."
         )
     else:
         parts.append(f"No difference survives Holm correction (alpha {alpha:g}).")
     if borderline:
         parts.append(
-            f"{_count(len(borderline), 'pair')} {'is' if len(borderline) == 1 else 'are'} borderline, "
+            f"{counted(len(borderline), 'pair')} {'is' if len(borderline) == 1 else 'are'} borderline, "
             f"the adjusted p and the simultaneous interval disagreeing: "
-            f"{_listed([named(p) for p in borderline])}."
+            f"{listed([named(p) for p in borderline])}."
         )
     if rest:
         seeds = sorted({p.seeds for p in rest})
         span = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]} to {seeds[-1]}"
         if held or borderline:
             parts.append(
-                f"The other {_count(len(rest), 'pair')} cannot be told apart with these seeds ({span} per "
-                f"pair): {_listed([named(p) for p in rest])}."
+                f"The other {counted(len(rest), 'pair')} cannot be told apart with these seeds ({span} per "
+                f"pair): {listed([named(p) for p in rest])}."
             )
         else:
             these = f"with these seeds ({span} per pair)"
@@ -392,218 +387,7 @@ def summary(comparison: Comparison) -> str:
             )
     if undefined:
         parts.append(
-            f"{_count(len(undefined), 'pair')} {'shares' if len(undefined) == 1 else 'share'} no graded "
-            f"cell: {_listed([named(p) for p in undefined])}."
+            f"{counted(len(undefined), 'pair')} {'shares' if len(undefined) == 1 else 'share'} no graded "
+            f"cell: {listed([named(p) for p in undefined])}."
         )
     return " ".join(parts)
-
-
-# --- what a two-run comparison leaves out ---------------------------------------------------------
-
-_DIMENSIONS = (
-    (Column.model, "model", "models"),
-    (Column.strategy, "strategy", "strategies"),
-    (Column.modality, "modality", "modalities"),
-    (Column.seed_id, "seed", "seeds"),
-    (Column.variant, "variant", "variants"),
-    (Column.repeat, "repeat", "repeats"),
-)
-
-
-@dataclass(frozen=True)
-class DroppedCells:
-    """Cells one run has and the other lacks (by model, strategy, modality, seed, variant, repeat),
-    explained by the values the other run lacks altogether, dimension by dimension; what is left
-    is counted as combinations the other run lacks."""
-
-    run: str
-    other: str
-    cells: int
-    reasons: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def text(self) -> str:
-        because = f": {', '.join(self.reasons)}" if self.reasons else ""
-        return f"{self.cells} cells of {visible(self.run)} only{because}"
-
-
-def dropped_cells(frames: Mapping[str, pd.DataFrame]) -> list[DroppedCells]:
-    """For two runs' result frames (by run name): the cells each has that the other lacks."""
-    if len(frames) != 2:
-        return []
-    keys = [*ARM, *ITEM]
-    (first, a), (second, b) = frames.items()
-    grids = {name: frame[keys].drop_duplicates() for name, frame in ((first, a), (second, b))}
-    found = []
-    for mine, theirs in ((first, second), (second, first)):
-        joined = grids[mine].merge(grids[theirs], on=keys, how="left", indicator=True)
-        remaining = joined[joined["_merge"] == "left_only"][keys]
-        total = len(remaining)
-        if not total:
-            continue
-        reasons = []
-        for column, one, many in _DIMENSIONS:
-            absent = sorted(set(remaining[column]) - set(grids[theirs][column]), key=str)
-            if not absent:
-                continue
-            hit = remaining[column].isin(absent)
-            values = [visible(str(v)) for v in absent]
-            reasons.append(
-                f"{one if len(values) == 1 else many} {_listed(values)} ({_count(int(hit.sum()), 'cell')})"
-            )
-            remaining = remaining[~hit]
-        if len(remaining):
-            example = remaining.iloc[0]
-            reasons.append(
-                f"{_count(len(remaining), 'cell')} in combinations {visible(theirs)} lacks (e.g. "
-                + " / ".join(visible(str(example[c])) for c in ARM)
-                + f" / {visible(str(example[Column.seed_id]))} #{example[Column.variant]}"
-                + f" repeat {example[Column.repeat]})"
-            )
-        found.append(DroppedCells(mine, theirs, total, tuple(reasons)))
-    return found
-
-
-# --- file names and the report --------------------------------------------------------------------
-
-
-def file_safe(text: str, limit: int = 60) -> str:
-    """`text` as part of a file name: only [A-Za-z0-9._-]; anything else (or a cut) is replaced and
-    a short hash of the original added, so two different values never share a name."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", text)[:limit]
-    if safe != text:
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-        safe = f"{safe}-{digest}"
-    return safe
-
-
-@dataclass(frozen=True)
-class ReportNames:
-    stem: str  # compare-by-strategy[-vs-BASELINE]: .md and .html
-    figure: str  # forest-by-strategy[-vs-BASELINE]: figures/NAME.png
-
-
-def report_names(by: str, baseline: str | None) -> ReportNames:
-    """Names of one comparison's files, so no other comparison (another by= or baseline=) shares them."""
-    suffix = f"by-{file_safe(by)}" + (f"-vs-{file_safe(baseline)}" if baseline is not None else "")
-    return ReportNames(f"compare-{suffix}", f"forest-{suffix}")
-
-
-def _table(comparison: Comparison) -> pd.DataFrame:
-    alpha, level = comparison.alpha, comparison.level
-    each = comparison.simultaneous_level
-    per_column = f"{percent(level)} interval (per comparison)"
-    together_column = f"simultaneous {percent(1 - alpha)} interval ({percent(each)} each)"
-    rows = []
-    for pair in comparison.pairs:
-        defined = pair.difference is not None
-        rows.append(
-            {
-                "context": pair.context,
-                "A": pair.a,
-                "B": pair.b,
-                "cells": str(int(pair.cells)),
-                "seeds": str(int(pair.seeds)),
-                "A − B (points)": signed_points(pair.difference) if pair.difference is not None else "n/a",
-                per_column: _bracket(pair.low, pair.high)
-                if defined and pair.low is not None and pair.high is not None
-                else "n/a",
-                "p sign-flip (unadjusted)": _p(pair.p_permutation),
-                together_column: _bracket(pair.simultaneous_low, pair.simultaneous_high)
-                if defined and pair.simultaneous_low is not None and pair.simultaneous_high is not None
-                else "n/a",
-                "p Holm (adjusted)": _p(pair.p_holm),
-                "verdict": _verdict_words(pair),
-                "p McNemar": _p(pair.p_mcnemar),
-                "A only / B only": f"{pair.a_only} / {pair.b_only}",
-                "MDE (points)": detectable_words(pair.detectable, alpha),
-                "seeds for 5 points": _seeds_needed_words(pair.detectable),
-            }
-        )
-    return pd.DataFrame.from_records(rows)
-
-
-def _p(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
-
-
-def _verdict_words(pair: Pair) -> str:
-    if pair.verdict == "established":
-        side, _, _ = magnitude(pair)
-        return f"{pair.a if side == 'ahead of' else pair.b} ahead"
-    return {
-        "not distinguishable": "not distinguishable",
-        "too few seeds": "too few seeds to tell",
-        "interval only": "borderline: interval excludes 0, Holm p does not",
-        "p only": "borderline: Holm p below alpha, interval includes 0",
-        "undefined": "n/a: no shared cells",
-    }[pair.verdict]
-
-
-def forest_rows(comparison: Comparison) -> list[ForestRow]:
-    several = len({pair.context for pair in comparison.pairs}) > 1 or comparison.by == "run"
-    return [
-        ForestRow(
-            a=pair.a,
-            b=pair.b,
-            detail=pair.context if several or pair.context else "",
-            difference=None if pair.difference is None else 100 * pair.difference,
-            low=None if pair.simultaneous_low is None else 100 * pair.simultaneous_low,
-            high=None if pair.simultaneous_high is None else 100 * pair.simultaneous_high,
-            holds=pair.verdict == "established",
-        )
-        for pair in comparison.pairs
-    ]
-
-
-def comparison_content(
-    comparison: Comparison,
-    title: str,
-    bootstrap: Bootstrap,
-    dropped: Sequence[DroppedCells] = (),
-) -> ReportContent:
-    """The comparison report: the summary and sentences first, then the table and the forest plot
-    (named for the comparison: `report_names(...).figure`)."""
-    by, alpha = comparison.by, comparison.alpha
-    facts = [("compared by", by)]
-    if comparison.baseline is not None:
-        facts.append(("baseline", comparison.baseline))
-    facts += [("dropped", d.text) for d in dropped]
-    if not comparison.pairs:
-        return ReportContent(title, facts, [], sentences=["Nothing to compare: no pair of "
-                             f"{by} values was graded on the same cells."])  # fmt: skip
-    m = comparison.m
-    each = comparison.simultaneous_level
-    facts += [
-        ("comparisons", str(m)),
-        (
-            "intervals",
-            f"{percent(comparison.level)} per comparison (beside the unadjusted p); simultaneous "
-            f"{percent(1 - alpha)} over {_count(m, 'comparison')}, Bonferroni, {percent(each)} each (beside "
-            "the Holm-adjusted p, and in the sentences and the figure)",
-        ),
-    ]
-    caption = (
-        f"A − B in accuracy points. Two intervals from the same paired cluster bootstrap over seeds "
-        f"({bootstrap.resamples} resamples): the per-comparison {percent(comparison.level)} interval "
-        f"goes with the unadjusted sign-flip p; the simultaneous {percent(1 - alpha)} interval "
-        f"(Bonferroni over {_count(m, 'comparison')}: each at 1 − {alpha:g}/{m} = {percent(each)}) goes with "
-        f"the Holm-adjusted p (family-wise alpha {alpha:g}). A difference is established when the Holm "
-        "p is below alpha and the simultaneous interval excludes 0; when only one of them says so, the "
-        "verdict is borderline. McNemar's exact test on discordant cells; MDE: the smallest difference "
-        f"these seeds detect with 80% power at alpha {alpha:g}, or why there is none."
-    )
-    names = report_names(by, comparison.baseline)
-    figure_title = (
-        f"Paired differences A − B with simultaneous {percent(1 - alpha)} intervals "
-        f"(Bonferroni over {m}, {percent(each)} each); filled: established (Holm p < {alpha:g} and "
-        "the interval excludes 0)"
-    )
-    png = forest_png(forest_rows(comparison), figure_title)
-    return ReportContent(
-        title,
-        facts,
-        [("Paired comparisons", caption, _table(comparison))],
-        {names.figure: (f"Paired differences with simultaneous {percent(1 - alpha)} intervals", png)},
-        sentences=comparison.sentences,
-    )

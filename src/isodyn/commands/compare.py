@@ -17,7 +17,8 @@ from typing import Literal, cast
 
 import pandas as pd
 
-from isodyn.analysis.compare import compare, comparison_content, dropped_cells, report_names
+from isodyn.analysis.compare import compare
+from isodyn.analysis.compare_report import comparison_content, dropped_cells, report_names
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.report import write_content
 from isodyn.commands.notices import Notice, Notices, Notify

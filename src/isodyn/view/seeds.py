@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isodyn.view.index import NOT_GRADED, RIGHT, CellIndex, natural_key
+from isodyn.view.index import CellIndex, natural_key
+from isodyn.view.scan import NOT_GRADED, RIGHT
 
 
 @dataclass(frozen=True)
