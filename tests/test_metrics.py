@@ -58,3 +58,49 @@ def test_groups_and_all_skipped_group() -> None:
     assert "| m | zeroshot | image | 0 | 0 | 1 | 0 | – | – | – |" in report
     one = "(1 seed, no interval)"  # one seed gives no interval, never `[100.0, 100.0]`
     assert f"| m | zeroshot | latex | 1 | 0 | 0 | 0 | 100.0 {one} | 100.0 {one} | 1.00 {one} |" in report
+
+
+def test_the_grouped_table_is_each_groups_own_metrics_and_intervals() -> None:
+    """`robustness_table` computes every group in a few grouped passes; each line must be what the
+    group alone gives: its counts, `robustness` of its graded cells, and the cluster bootstrap of
+    its own seed table (same resamples), on a messy frame with repeats, skips, errors and a group
+    with nothing graded."""
+    import numpy as np
+
+    from isodyn.analysis.metrics import Bootstrap, graded_cells
+    from isodyn.analysis.stats import cluster_bootstrap, seed_table
+
+    rng = np.random.default_rng(3)
+    reasons = ["ok", "ok", "ok", "extraction_failed", "skipped: x", "error:api"]
+    rows = []
+    for strategy in ("zeroshot", "cot"):
+        for modality in ("latex", "image", "code"):
+            for seed in range(7):
+                for variant in range(3):
+                    for repeat in range(2):
+                        reason = rng.choice(reasons)
+                        if modality == "code" and strategy == "cot":
+                            reason = "skipped: x"  # a group with nothing graded
+                        correct = bool(rng.random() < 0.6) if reason == "ok" else reason == "ok"
+                        rows.append(row(f"s{seed}", variant, correct, str(reason), repeat,
+                                        strategy=strategy, modality=modality))  # fmt: skip
+    frame = pd.DataFrame(rows)
+    bootstrap = Bootstrap(resamples=300, seed=5)
+    table = robustness_table(frame, None, bootstrap)
+    assert len(table) == 6
+    for line in table.to_dict("records"):
+        group = frame[(frame.strategy == line["strategy"]) & (frame.modality == line["modality"])]
+        graded = graded_cells(group)
+        assert line["cells"] == len(group) and line["graded"] == len(graded)
+        assert line["seeds"] == graded["seed_id"].nunique()
+        assert line["skipped"] == int(group.reason.str.startswith("skipped").sum())
+        assert line["errors"] == int(group.reason.str.startswith("error").sum())
+        if graded.empty:
+            assert math.isnan(line["A_avg"]) and math.isnan(line["A_avg_low"])
+            continue
+        alone = robustness(graded)
+        intervals = cluster_bootstrap(seed_table(graded), 300, 0.95, 5)
+        for metric in ("A_avg", "A_wst", "RR"):
+            assert math.isclose(line[metric], alone[metric], rel_tol=1e-12)
+            assert math.isclose(line[f"{metric}_low"], intervals[metric].low, rel_tol=1e-12)
+            assert math.isclose(line[f"{metric}_high"], intervals[metric].high, rel_tol=1e-12)

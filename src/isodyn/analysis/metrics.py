@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from isodyn.analysis.columns import ARM, labels
-from isodyn.analysis.stats import cluster_bootstrap, seed_table
+from isodyn.analysis.stats import SeedTable, cluster_bootstrap, seed_table
 from isodyn.record import Status, status_of
 from isodyn.schema import Column
 
@@ -61,29 +61,74 @@ def robustness_table(
 ) -> pd.DataFrame:
     """One line per group (default: model, strategy, modality) with counts (`seeds`: the graded seeds,
     which intervals are drawn over) and the three metrics; with `bootstrap`, each metric also gets
-    `_low` and `_high` interval bounds (printed only from `MIN_INTERVAL_SEEDS` seeds up)."""
+    `_low` and `_high` interval bounds (printed only from `MIN_INTERVAL_SEEDS` seeds up).
+
+    Counts and per-seed shares come from a few grouped passes over the whole table, not a pass per
+    group: a report asks for this per topic and level of every arm, thousands of groups."""
     by = list(by or ARM)
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+    if frame.empty:
+        return pd.DataFrame()
+    status = frame[Column.reason].map(status_of)
+    graded_mask = frame[Column.reason].isin(GRADED_REASONS)
+    flags = pd.DataFrame(
+        {
+            "graded": graded_mask,
+            "extraction_failed": status == Status.EXTRACTION_FAILED,
+            "skipped": status == Status.SKIPPED,
+            "errors": status == Status.ERROR,
+        },
+        index=frame.index,
+    )
+    grouped = flags.groupby([frame[c] for c in by], sort=True)
+    counts, sizes = grouped.sum(), grouped.size()
+    per_group = _per_seed_by_group(frame[graded_mask], by)
     records = []
-    for key, group in frame.groupby(by, sort=True):
-        graded = graded_cells(group)
-        statuses = group[Column.reason].map(status_of)
-        record: dict[str, Any] = dict(zip(labels(by), key if isinstance(key, tuple) else (key,), strict=True))
+    nan = float("nan")
+    for key in counts.index:
+        values = key if isinstance(key, tuple) else (key,)
+        seeds = per_group.get(values)
+        record: dict[str, Any] = dict(zip(labels(by), values, strict=True))
         record.update(
-            cells=len(group),
-            graded=len(graded),
-            seeds=int(graded[Column.seed_id].nunique()),
-            extraction_failed=int((statuses == Status.EXTRACTION_FAILED).sum()),
-            skipped=int((statuses == Status.SKIPPED).sum()),
-            errors=int((statuses == Status.ERROR).sum()),
+            cells=int(sizes[key]),
+            graded=int(counts.at[key, "graded"]),
+            seeds=0 if seeds is None else seeds.n,
+            extraction_failed=int(counts.at[key, "extraction_failed"]),
+            skipped=int(counts.at[key, "skipped"]),
+            errors=int(counts.at[key, "errors"]),
         )
-        nan = float("nan")
-        record.update(robustness(graded) if len(graded) else {"A_avg": nan, "A_wst": nan, "RR": nan})
+        if seeds is None:
+            record.update({"A_avg": nan, "A_wst": nan, "RR": nan})
+        else:
+            a_avg, a_wst = float(seeds.accuracy.mean()), float(seeds.worst.mean())
+            record.update({"A_avg": a_avg, "A_wst": a_wst, "RR": a_wst / a_avg if a_avg > 0 else nan})
         if bootstrap is not None:
-            intervals = cluster_bootstrap(
-                seed_table(graded), bootstrap.resamples, bootstrap.level, bootstrap.seed
-            )
+            table = seeds if seeds is not None else seed_table(frame.iloc[:0])
+            intervals = cluster_bootstrap(table, bootstrap.resamples, bootstrap.level, bootstrap.seed)
             for name, interval in intervals.items():
                 record[f"{name}_low"], record[f"{name}_high"] = interval.low, interval.high
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+def _per_seed_by_group(graded: pd.DataFrame, by: Sequence[str]) -> dict[tuple[Any, ...], SeedTable]:
+    """Each group's `SeedTable` (what `stats.seed_table` gives of the group's graded cells)."""
+    if graded.empty:
+        return {}
+    correct = graded[Column.correct].astype(bool).astype(float)
+    seed_keys = [graded[c] for c in by] + [graded[Column.seed_id]]
+    levels = list(range(len(by) + 1))
+    accuracy = correct.groupby(seed_keys, sort=True).mean()
+    cells = correct.groupby(seed_keys, sort=True).size()
+    worst = correct.groupby([*seed_keys, graded[Column.repeat]], sort=True).min()
+    worst = worst.groupby(level=levels, sort=True).mean().reindex(accuracy.index)
+    per_seed = pd.DataFrame({"accuracy": accuracy, "worst": worst, "cells": cells})
+    out = {}
+    for key, part in per_seed.groupby(level=list(range(len(by))), sort=True):
+        out[key if isinstance(key, tuple) else (key,)] = SeedTable(
+            seed_ids=part.index.get_level_values(-1).to_numpy(),
+            accuracy=part["accuracy"].to_numpy(),
+            worst=part["worst"].to_numpy(),
+            cells=part["cells"].to_numpy(),
+        )
+    return out

@@ -8,6 +8,7 @@ questions.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -18,6 +19,7 @@ from isodyn.schema import Column
 TASK = (Column.model, Column.seed_id)  # a model on a task (IsoBench's task: a seed and its variants)
 TEXT_MODALITIES = tuple(m.value for m in core.TEXT_MODALITIES)
 IMAGE_MODALITIES = tuple(m.value for m in core.Modality if m.visual)
+IMAGE = core.Modality.IMAGE.value  # the one visual modality: a gap is a text representation minus it
 
 
 def _paired_accuracy(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float, int]:
@@ -28,21 +30,57 @@ def _paired_accuracy(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float, in
     return float(both["correct_a"].mean()), float(both["correct_b"].mean()), len(both)
 
 
+@dataclass(frozen=True)
+class _PairedShares:
+    """Per (model, task): whether the text representation was asked at all, its accuracy and the
+    image's on the items both were graded on, and how many such items."""
+
+    asked: pd.Series
+    text: pd.Series
+    image: pd.Series
+    items: pd.Series
+
+
+def _paired_shares(wide: pd.DataFrame, text: str) -> _PairedShares:
+    by_task = [0, 1]  # the (model, seed_id) levels of the wide table's index
+    both = wide[IMAGE].notna() & wide[text].notna()
+    return _PairedShares(
+        wide[text].notna().groupby(level=by_task).any(),
+        wide[text].where(both).groupby(level=by_task).mean(),
+        wide[IMAGE].where(both).groupby(level=by_task).mean(),
+        both.groupby(level=by_task).sum(),
+    )
+
+
 def modality_gap(graded: pd.DataFrame, strategy: str = "zeroshot") -> pd.DataFrame:
-    """Per model and task (seed): image accuracy, each text accuracy and gap = best text - image."""
-    records = []
+    """Per model and task (seed): image accuracy, each text accuracy and gap = best text - image,
+    each text against the image on the items (seed, variant, repeat) both were graded on.
+
+    One wide table (an item per row, a modality per column) and a few grouped means, not a merge
+    per task and representation: the report asks for this for every strategy under every grader."""
     frame = graded[graded[Column.strategy] == strategy]
-    for (model, task), group in frame.groupby(list(TASK)):
-        image = group[group[Column.modality].isin(IMAGE_MODALITIES)]
-        if image.empty:
+    if frame.empty:
+        return pd.DataFrame()
+    shares_right = frame[Column.correct].astype(float)
+    wide = frame.assign(**{Column.correct.value: shares_right}).pivot_table(
+        index=[*TASK, Column.variant, Column.repeat], columns=Column.modality, values=Column.correct,
+        aggfunc="mean",
+    )  # fmt: skip
+    if IMAGE not in wide:
+        return pd.DataFrame()
+    shares = {text: _paired_shares(wide, text) for text in TEXT_MODALITIES if text in wide}
+    records = []
+    for (model, task), has_image in wide[IMAGE].notna().groupby(level=[0, 1]).any().items():
+        if not has_image:
             continue
         record: dict[str, object] = {Column.model.value: model, "task": task}
         best = None
-        for text in TEXT_MODALITIES:
-            other = group[group[Column.modality] == text]
-            if other.empty:
+        for text, found in shares.items():
+            if not found.asked[(model, task)]:
                 continue
-            text_acc, image_acc, items = _paired_accuracy(other, image)
+            items = int(found.items[(model, task)])
+            text_acc = float(found.text[(model, task)]) if items else math.nan
+            image_acc = float(found.image[(model, task)]) if items else math.nan
             record[text] = text_acc
             record[f"image_vs_{text}"] = image_acc
             record[f"items_{text}"] = items

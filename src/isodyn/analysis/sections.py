@@ -30,7 +30,7 @@ from isodyn.analysis.grading import grader_sensitivity, verdict_paths
 from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.process import error_distribution
-from isodyn.analysis.tables import dynamath_table, format_value, isobench_layout, overview_table
+from isodyn.analysis.tables import dynamath_tables, format_value, isobench_layout, overview_table
 from isodyn.registry import Registry
 from isodyn.results import CellResult
 from isodyn.schema import Column
@@ -71,14 +71,15 @@ def _percent_note(bootstrap: Bootstrap) -> str:
 def dynamath_sections(inputs: ReportInputs) -> Section:
     """DynaMath's headline metrics: the overview and its Tables 2, 3 and 7."""
     frame, bootstrap, note = inputs.frame, inputs.bootstrap, _percent_note(inputs.bootstrap)
+    layouts = dynamath_tables(frame, bootstrap)
     return Section([
         ("Overview", f"A_avg, A_wst {note}; RR = A_wst / A_avg.", overview_table(frame, bootstrap)),
         ("Average-case accuracy A_avg (DynaMath Table 2)", f"A_avg {note}.",
-         dynamath_table(frame, "A_avg", bootstrap)),
+         layouts["A_avg"]),
         ("Worst-case accuracy A_wst (DynaMath Table 3)", "A seed counts only if every variant is right.",
-         dynamath_table(frame, "A_wst", bootstrap)),
+         layouts["A_wst"]),
         ("Reasoning robustness RR (DynaMath Table 7)", "RR = A_wst / A_avg.",
-         dynamath_table(frame, "RR", bootstrap)),
+         layouts["RR"]),
     ])  # fmt: skip
 
 

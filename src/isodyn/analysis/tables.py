@@ -60,39 +60,52 @@ def format_value(
     return text
 
 
-def dynamath_table(frame: pd.DataFrame, metric: str, bootstrap: Bootstrap | None) -> pd.DataFrame:
-    """DynaMath's layout for `metric` (A_avg: Table 2, A_wst: Table 3, RR: Table 7)."""
+METRICS = ("A_avg", "A_wst", "RR")
+
+
+def dynamath_tables(frame: pd.DataFrame, bootstrap: Bootstrap | None) -> dict[str, pd.DataFrame]:
+    """DynaMath's layout for each metric (A_avg: Table 2, A_wst: Table 3, RR: Table 7), from one
+    robustness table per grouping (all, per topic, per level) shared by the three."""
     graded = graded_cells(frame)
     if graded.empty:
-        return pd.DataFrame(columns=[*labels(ARM), "ALL"])
-    percent = metric != "RR"
-
-    def cells(by_column: str | None, mapping: dict | None) -> dict[tuple, dict[str, str]]:
-        by: list[str] = [*ARM] if by_column is None else [*ARM, by_column]
-        table = robustness_table(graded, by, bootstrap)
-        out: dict[tuple, dict[str, str]] = {}
-        for record in table.to_dict("records"):
-            key = tuple(record[c] for c in ARM)
-            name = "ALL" if by_column is None else (mapping or {}).get(record[by_column], record[by_column])
-            low, high = record.get(f"{metric}_low"), record.get(f"{metric}_high")
-            out.setdefault(key, {})[name] = format_value(record[metric], low, high, percent, record["seeds"])
-        return out
-
-    merged = cells(None, None)
-    present_topics = [TOPIC_COLUMNS[t] for t in TOPIC_COLUMNS if t.value in set(graded[Column.topic])]
-    present_levels = [LEVEL_COLUMNS[lv] for lv in LEVEL_COLUMNS if lv.value in set(graded[Column.level])]
-    for column, mapping in (
+        return {metric: pd.DataFrame(columns=[*labels(ARM), "ALL"]) for metric in METRICS}
+    groupings: list[tuple[str | None, dict[str, str]]] = [
+        (None, {}),
         (Column.topic, {t.value: a for t, a in TOPIC_COLUMNS.items()}),
         (Column.level, {lv.value: a for lv, a in LEVEL_COLUMNS.items()}),
-    ):
-        for key, values in cells(column, mapping).items():
-            merged.setdefault(key, {}).update(values)
+    ]
+    tables = [
+        (column, mapping, robustness_table(graded, [*ARM] if column is None else [*ARM, column], bootstrap))
+        for column, mapping in groupings
+    ]
+    present_topics = [TOPIC_COLUMNS[t] for t in TOPIC_COLUMNS if t.value in set(graded[Column.topic])]
+    present_levels = [LEVEL_COLUMNS[lv] for lv in LEVEL_COLUMNS if lv.value in set(graded[Column.level])]
     columns = ["ALL", *present_topics, *present_levels]
+    return {metric: _layout(tables, metric, columns) for metric in METRICS}
+
+
+def _layout(
+    tables: list[tuple[str | None, dict[str, str], pd.DataFrame]], metric: str, columns: list[str]
+) -> pd.DataFrame:
+    percent = metric != "RR"
+    merged: dict[tuple, dict[str, str]] = {}
+    for by_column, mapping, table in tables:
+        for record in table.to_dict("records"):
+            key = tuple(record[c] for c in ARM)
+            name = "ALL" if by_column is None else mapping.get(record[by_column], record[by_column])
+            low, high = record.get(f"{metric}_low"), record.get(f"{metric}_high")
+            shown = format_value(record[metric], low, high, percent, record["seeds"])
+            merged.setdefault(key, {})[name] = shown
     records = [
         {**dict(zip(labels(ARM), key, strict=True)), **{c: values.get(c, "–") for c in columns}}
         for key, values in sorted(merged.items())
     ]
     return pd.DataFrame.from_records(records, columns=[*labels(ARM), *columns])
+
+
+def dynamath_table(frame: pd.DataFrame, metric: str, bootstrap: Bootstrap | None) -> pd.DataFrame:
+    """DynaMath's layout for one metric (see `dynamath_tables`, which shares the work among three)."""
+    return dynamath_tables(frame, bootstrap)[metric]
 
 
 def overview_table(frame: pd.DataFrame, bootstrap: Bootstrap | None) -> pd.DataFrame:
