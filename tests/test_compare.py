@@ -308,6 +308,28 @@ def test_dropped_cells_left_by_combinations_are_counted(tmp_path: Path) -> None:
     )
 
 
+def test_cells_without_a_partner_within_a_run_are_named(tmp_path: Path) -> None:
+    """Within one run, cot ran on 10 seeds and zeroshot on 6 of them: the 4 x 5 cot cells on the
+    other seeds pair with nothing, and the comparison says so instead of dropping them silently."""
+    lines = rows({"zeroshot": [2] * 6}, seed_names(6)) + rows({"cot": [4] * 10}, seed_names(10))
+    said = []
+    done = compare_runs(
+        CompareRequest.from_words([str(write_run(tmp_path / "r", lines)), "resamples=300"]), said.append
+    )
+    expected = (
+        "20 graded cells had no partner on the same item in the other arm of their pair and were "
+        "left out; most in cot vs zeroshot (m / latex): 20"
+    )
+    assert [n.text for n in said] == [expected] and said[0].kind == "warning"
+    assert f"- left out of their pair: {expected}" in done.markdown
+    assert "30 | 6 |" in done.markdown  # the pair itself: 6 seeds x 5 variants
+    complete = rows({"zeroshot": [2] * 6, "cot": [4] * 6}, seed_names(6))
+    quiet: list = []
+    compare_runs(CompareRequest.from_words([str(write_run(tmp_path / "q", complete)), "resamples=300"]),
+                 quiet.append)  # fmt: skip
+    assert quiet == []
+
+
 # --- 6. the summary paragraph ----------------------------------------------------------------------
 
 

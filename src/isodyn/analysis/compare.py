@@ -65,6 +65,7 @@ class Pair:
     detectable: Detectable | None
     verdict: Verdict
     sentence: str = ""
+    unpaired: int = 0  # graded cells of A or B whose item the other did not grade: left out
 
     @property
     def name(self) -> str:
@@ -140,7 +141,7 @@ def compare(
     context_columns: list[str] = [c for c in ARM if c != by]
     if by != "run" and "run" in graded.columns and graded["run"].nunique() > 1:
         context_columns.append("run")
-    drafts: list[tuple[str, str, str, PairedBootstrap]] = []
+    drafts: list[tuple[str, str, str, PairedBootstrap, int]] = []
     for key, group in graded.groupby(context_columns, sort=True, dropna=False):
         values = sorted(group[by].unique(), key=str)
         if baseline is not None:
@@ -149,19 +150,17 @@ def compare(
             pairs = list(combinations(values, 2))
         context = " / ".join(map(str, key if isinstance(key, tuple) else (key,)))
         for a, b in pairs:
-            found = paired_bootstrap(
-                group[group[by] == a], group[group[by] == b], bootstrap.resamples, bootstrap.resamples,
-                bootstrap.seed,
-            )  # fmt: skip
-            drafts.append((context, str(a), str(b), found))
-    defined = [found for *_, found in drafts if found.seeds]
+            left, right = group[group[by] == a], group[group[by] == b]
+            found = paired_bootstrap(left, right, bootstrap.resamples, bootstrap.resamples, bootstrap.seed)
+            drafts.append((context, str(a), str(b), found, len(left) + len(right) - 2 * found.cells))
+    defined = [found for _, _, _, found, _ in drafts if found.seeds]
     adjusted = iter(holm([found.p_permutation for found in defined]) if defined else [])
     each = bonferroni_level(alpha, len(defined))
     pairs_out = []
-    for context, a, b, found in drafts:
+    for context, a, b, found, unpaired in drafts:
         if not found.seeds:
             pair = Pair(context, a, b, 0, 0, None, None, None, None, None, 0, 0, None, None, None, None,
-                        "undefined")  # fmt: skip
+                        "undefined", unpaired=unpaired)  # fmt: skip
         else:
             p_holm = next(adjusted)
             per, together = found.interval(bootstrap.level), found.interval(each)
@@ -183,6 +182,7 @@ def compare(
                 p_holm=p_holm,
                 detectable=detectable_effect(found.sd_seed_difference, found.seeds, TARGET_EFFECT, alpha),
                 verdict=verdict(found.estimate, together.low, together.high, p_holm, found.seeds, alpha),
+                unpaired=unpaired,
             )
         pairs_out.append(pair)
     done = tuple(_with_sentence(pair, alpha) for pair in pairs_out)

@@ -30,6 +30,22 @@ from isodyn.analysis.report import ReportContent
 from isodyn.schema import Column
 from isodyn.textsafe import visible
 
+
+def unpaired_text(comparison: Comparison) -> str | None:
+    """How many graded cells had no partner on the same item in the other arm of their pair (a
+    strategy run on other seeds, a modality a seed does not render), or None when none."""
+    unpaired = [pair for pair in comparison.pairs if pair.unpaired]
+    if not unpaired:
+        return None
+    most = max(unpaired, key=lambda pair: pair.unpaired)
+    where = f" ({visible(most.context)})" if most.context else ""
+    return (
+        f"{counted(sum(p.unpaired for p in unpaired), 'graded cell')} had no partner on the same item "
+        f"in the other arm of their pair and were left out; most in {visible(most.name)}{where}: "
+        f"{most.unpaired}"
+    )
+
+
 # --- what a two-run comparison leaves out ---------------------------------------------------------
 
 _DIMENSIONS = (
@@ -193,14 +209,18 @@ def comparison_content(
     title: str,
     bootstrap: Bootstrap,
     dropped: Sequence[DroppedCells] = (),
+    left_out: str | None = None,
 ) -> ReportContent:
     """The comparison report: the summary and sentences first, then the table and the forest plot
-    (named for the comparison: `report_names(...).figure`)."""
+    (named for the comparison: `report_names(...).figure`). `dropped`: what two runs do not share;
+    `left_out`: within a run, the cells no pair could use (`unpaired_text`)."""
     by, alpha = comparison.by, comparison.alpha
     facts = [("compared by", by)]
     if comparison.baseline is not None:
         facts.append(("baseline", comparison.baseline))
     facts += [("dropped", d.text) for d in dropped]
+    if left_out:
+        facts.append(("left out of their pair", left_out))
     if not comparison.pairs:
         return ReportContent(title, facts, [], sentences=["Nothing to compare: no pair of "
                              f"{by} values was graded on the same cells."])  # fmt: skip

@@ -18,7 +18,7 @@ from typing import Literal, cast
 import pandas as pd
 
 from isodyn.analysis.compare import compare
-from isodyn.analysis.compare_report import comparison_content, dropped_cells, report_names
+from isodyn.analysis.compare_report import comparison_content, dropped_cells, report_names, unpaired_text
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.report import write_content
 from isodyn.commands.notices import Notice, Notices, Notify
@@ -75,6 +75,11 @@ def compare_runs(request: CompareRequest, notify: Notify | None = None) -> Compa
     for cells in dropped:
         notices.say("warning", f"dropped: {cells.text}")
     comparison = compare(frame, request.by, request.baseline, request.bootstrap)
+    # two runs: what they do not share is named above as dropped; within a run, cells of one arm
+    # on items the other arm never graded (other seeds, a modality a seed lacks)
+    left_out = unpaired_text(comparison) if len(runs) == 1 else None
+    if left_out:
+        notices.say("warning", left_out)
     first = request.runs[0]
     if len(request.runs) == 2:
         out = first.parent / f"compare-{first.name}-vs-{request.runs[1].name}"
@@ -84,7 +89,7 @@ def compare_runs(request: CompareRequest, notify: Notify | None = None) -> Compa
     title = f"Paired comparison by {request.by}: " + " vs ".join(p.name for p in request.runs)
     if request.baseline is not None:
         title += f", each against {request.baseline}"
-    content = comparison_content(comparison, title, request.bootstrap, dropped)
+    content = comparison_content(comparison, title, request.bootstrap, dropped, left_out)
     path = write_content(out, content, report_names(request.by, request.baseline).stem)
     return CompareResult(path, path.with_suffix(".html"), path.read_text(encoding="utf-8"), notices.said)
 
