@@ -31,6 +31,7 @@ from isodyn.analysis.stats import (
     paired_comparison,
     percentile_interval,
     resample_means,
+    seed_differences,
     seed_table,
 )
 from isodyn.core import Modality
@@ -202,13 +203,6 @@ def worst_case_differences(a: pd.DataFrame, b: pd.DataFrame) -> pd.Series:
     return per_repeat.groupby(level=0).mean()
 
 
-def accuracy_differences(a: pd.DataFrame, b: pd.DataFrame) -> pd.Series:
-    """Per seed, A's accuracy minus B's on the items both have graded."""
-    both = align(a, b)
-    difference = both["correct_a"].astype(float) - both["correct_b"].astype(float)
-    return difference.groupby(both[Column.seed_id]).mean()
-
-
 def _arm_result(model: str, arm: Arm, cells: pd.DataFrame, bootstrap: Bootstrap) -> ArmResult:
     table = seed_table(cells)
     intervals = cluster_bootstrap(table, bootstrap.resamples, bootstrap.level, bootstrap.seed)
@@ -239,7 +233,7 @@ def _gap(model: str, cells: pd.DataFrame, strategy: str, bootstrap: Bootstrap) -
     image = under[under[Column.modality] == images[0]]
     best: tuple[float, str, pd.Series] | None = None
     for text in texts:
-        per_seed = accuracy_differences(under[under[Column.modality] == text], image)
+        per_seed = seed_differences(align(under[under[Column.modality] == text], image))
         if per_seed.empty:
             continue
         if best is None or per_seed.mean() > best[0]:

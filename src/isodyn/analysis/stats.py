@@ -138,6 +138,12 @@ def align(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     return left.merge(right, on=list(ITEM), how="inner")
 
 
+def seed_differences(both: pd.DataFrame) -> pd.Series:
+    """Per seed, A's accuracy minus B's over cells both graded (`align`'s table), by seed."""
+    right_a, right_b = both["correct_a"].astype(bool), both["correct_b"].astype(bool)
+    return (right_a.astype(float) - right_b.astype(float)).groupby(both[Column.seed_id]).mean()
+
+
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     discordant = a_only + b_only
     if discordant == 0:
@@ -312,7 +318,7 @@ def paired_bootstrap(
     rng = np.random.default_rng(seed)
     right_a, right_b = both["correct_a"].astype(bool), both["correct_b"].astype(bool)
     a_only, b_only = int((right_a & ~right_b).sum()), int((~right_a & right_b).sum())
-    per_seed = (right_a.astype(float) - right_b.astype(float)).groupby(both[Column.seed_id]).mean().to_numpy()
+    per_seed = seed_differences(both).to_numpy()
     if not len(per_seed):
         return PairedBootstrap(per_seed, np.empty(0), 0, 0, 0, 1.0, 1.0)
     draws = resample_means(per_seed[:, None], resamples, rng)[:, 0]

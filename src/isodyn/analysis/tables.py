@@ -103,11 +103,6 @@ def _layout(
     return pd.DataFrame.from_records(records, columns=[*labels(ARM), *columns])
 
 
-def dynamath_table(frame: pd.DataFrame, metric: str, bootstrap: Bootstrap | None) -> pd.DataFrame:
-    """DynaMath's layout for one metric (see `dynamath_tables`, which shares the work among three)."""
-    return dynamath_tables(frame, bootstrap)[metric]
-
-
 def overview_table(frame: pd.DataFrame, bootstrap: Bootstrap | None) -> pd.DataFrame:
     table = robustness_table(frame, ARM, bootstrap)
     if table.empty:  # a run with no cells yet

@@ -27,6 +27,7 @@ import isodyn.modalities
 from isodyn.cache.stores import open_store
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators.base import SeedProgram
+from isodyn.models.requests import image_digest
 
 
 @cache
@@ -48,10 +49,6 @@ def image_key(digest: str) -> str:
     return f"image|{digest}"
 
 
-def _digest(png: bytes) -> str:
-    return "sha256:" + hashlib.sha256(png).hexdigest()  # as models.requests.hash_images writes it
-
-
 class RenderCache:
     def __init__(self, directory: Path | str) -> None:
         self._store = open_store(directory)
@@ -71,7 +68,7 @@ class RenderCache:
 
     def _keep_image(self, representation: Representation) -> None:
         if representation.image_png is not None:
-            self._store.add(image_key(_digest(representation.image_png)), representation.image_png)
+            self._store.add(image_key(image_digest(representation.image_png)), representation.image_png)
 
     def variant(self, seed: SeedProgram, index: int, base_seed: int) -> Variant:
         """The seed's variant, memoized too: some seeds spend milliseconds in SymPy drawing one."""
@@ -109,4 +106,4 @@ def stored_image(renders: Path, digest: str) -> bytes | None:
             found = store.get(image_key(digest))
     except (sqlite3.Error, OSError):  # damaged or unreadable: the viewer says the image is missing
         return None
-    return found if isinstance(found, bytes) and _digest(found) == digest else None
+    return found if isinstance(found, bytes) and image_digest(found) == digest else None

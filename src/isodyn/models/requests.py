@@ -70,7 +70,13 @@ def hash_images(value: Any) -> Any:
     return value
 
 
+def image_digest(image: bytes) -> str:
+    """How a transcript names an image: `sha256:<hex of its bytes>` (the render cache keeps each
+    image drawn under this name, for a viewer to show)."""
+    return "sha256:" + hashlib.sha256(image).hexdigest()
+
+
 @lru_cache(maxsize=4096)
 def _data_uri_digest(url: str) -> str:
     # by the decoded bytes, so the same pixels under another MIME label or encoding hash alike
-    return "sha256:" + hashlib.sha256(base64.b64decode(url.split(",", 1)[1])).hexdigest()
+    return image_digest(base64.b64decode(url.split(",", 1)[1]))

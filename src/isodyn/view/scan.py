@@ -18,12 +18,12 @@ import orjson
 from isodyn.core import Modality
 from isodyn.results import BOM, parsed_line, row_problem
 from isodyn.schema import GRADED, migrate
+from isodyn.scoring.extract import CLEAR, NONE_FOUND
 
 CODED = ("model", "strategy", "modality", "seed_id", "topic", "reason", "method", "ambiguity")
 NUMERIC = ("variant", "repeat", "verdict", "disagree", "judged", "offset", "length")
 RIGHT, WRONG, NOT_GRADED = range(3)
 SHORT = 80  # characters of the truth and the answer read, kept for the list
-CLEAR, NONE_FOUND = "clear", "none found"
 
 
 @dataclass
