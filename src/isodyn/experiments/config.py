@@ -47,6 +47,8 @@ class ExperimentConfig:
     repeats: int = 1
     temperature: float = 0.0  # DynaMath samples at temperature 0
     max_tokens: int = 512
+    # One server, or several replicas of one (comma-separated, `api_bases()`): calls are spread over
+    # them through litellm's Router; which replica answered is not part of a cache key.
     api_base: str | None = None
     # The environment variable holding the key for the `api_base` server; none: no key is sent there.
     api_key_env: str | None = None
@@ -65,6 +67,15 @@ class ExperimentConfig:
     cache_dir: Path = field(default_factory=default_cache_dir)
     quiet: bool = False
     grader: str = "isodyn"  # how replies are graded (`isodyn.scoring.GRADERS`)
+    # Provider batch jobs for the cache misses (half price at OpenAI), `batch_size` requests per job;
+    # this process waits at most `batch_wait` seconds for pending jobs (a later run polls them again,
+    # never resubmits); items that fail or expire are then called live, or left undone.
+    batch: bool = False
+    batch_size: int = 1_000
+    batch_wait: float = 86_400.0
+    batch_fallback: str = "live"  # live | undone
+    # (i, N): this process runs shard i of N (1-based) of the grid; `exp merge` joins the shards.
+    shard: tuple[int, int] | None = None
     # How short model names were resolved: (name, litellm id, "yes"/"no"/"" reads images, source),
     # for messages and vision facts; `models` and `describer` already hold the litellm ids.
     aliases: tuple[tuple[str, str, str, str], ...] = ()
@@ -172,12 +183,40 @@ def _check_key(name: str, key: str) -> None:
 
 
 def _api_base(value: str) -> str:
-    """A server address as written, less trailing slashes (`.../v1/` and `.../v1` are one server)."""
-    stripped = value.strip().rstrip("/")
-    if not stripped:
-        raise ConfigError("must name a server, e.g. http://127.0.0.1:8000/v1")
-    check_server_address(stripped)
-    return stripped
+    """Server addresses as written, less trailing slashes (`.../v1/` and `.../v1` are one server);
+    several (replicas of one model server) are comma-separated, each checked, duplicates dropped."""
+    addresses = []
+    for part in value.split(","):
+        stripped = part.strip().rstrip("/")
+        if not stripped:
+            raise ConfigError("must name a server, e.g. http://127.0.0.1:8000/v1 (several: URL1,URL2)")
+        check_server_address(stripped)
+        addresses.append(stripped)
+    return ",".join(dict.fromkeys(addresses))
+
+
+def api_bases(config: ExperimentConfig) -> tuple[str, ...]:
+    """The servers `api_base` names: none, one, or several replicas."""
+    return tuple(config.api_base.split(",")) if config.api_base else ()
+
+
+def _shard(value: str) -> tuple[int, int]:
+    """`i/N`: shard i (1..N) of N."""
+    index, sep, count = value.partition("/")
+    if not sep or not index.strip().isdigit() or not count.strip().isdigit():
+        raise ConfigError("must be i/N with whole numbers, e.g. shard=1/4 (shard 1 of 4)")
+    i, n = int(index), int(count)
+    if not 1 <= n <= 100_000:
+        raise ConfigError("N must be a whole number from 1 to 100,000")
+    if not 1 <= i <= n:
+        raise ConfigError(f"i must be from 1 to {n} (shards are numbered 1..N)")
+    return i, n
+
+
+def _batch_fallback(value: str) -> str:
+    if value not in ("live", "undone"):
+        raise ConfigError("must be live (failed batch items are called live) or undone (left for later)")
+    return value
 
 
 def check_server_address(address: str) -> None:
@@ -285,6 +324,11 @@ _PARSERS = {
     "cache_dir": Path,
     "quiet": _boolean,
     "grader": grader_name,
+    "batch": _boolean,
+    "batch_size": bounded_int(1, 50_000),
+    "batch_wait": lambda v: min(non_negative_float(v), 7 * 86_400.0),
+    "batch_fallback": _batch_fallback,
+    "shard": _shard,
 }
 # Singular spellings a user will type.
 _ALIASES = {"model": "models", "strategy": "strategies", "modality": "modalities", "seed": "seeds"}

@@ -28,6 +28,8 @@ RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base
 def run_identity(config: ExperimentConfig) -> str:
     # The dataset only when there is one, so runs on generated seeds keep their identity.
     extra: dict[str, Any] = {"dataset": resolved(config.dataset)} if config.dataset is not None else {}
+    if config.shard is not None:  # each shard is a run of its own; `exp merge` joins them
+        extra["shard"] = list(config.shard)
     if config.grader != DEFAULT_GRADER:  # the default is left out so earlier runs keep their identity
         extra["grader"] = config.grader
     # the same models and strategies in another order are the same run
