@@ -20,16 +20,17 @@ def engine_server(monkeypatch: pytest.MonkeyPatch):
     """Choose the engine child's entry point; every engine started here is closed afterwards."""
     engines: dict = {}
     monkeypatch.setattr(local, "_engines", engines)
+    monkeypatch.setenv("ISODYN_LOCAL_ENGINES", "1")  # the stand-ins count the calls one engine takes
 
     def choose(name: str) -> None:
         for engine in engines.values():
-            engine._process.close()
+            engine.close()
         engines.clear()
         monkeypatch.setattr(local, "server", f"isodyn.testing.engines:{name}")
 
     yield choose
     for engine in engines.values():
-        engine._process.close()
+        engine.close()
 
 
 def test_a_child_that_dies_of_sigill_is_one_line_naming_the_signal_and_the_fix() -> None:
@@ -104,3 +105,24 @@ def test_the_engine_check_names_the_crash_the_test_fixture_skips_with(engine_ser
     assert problem is not None and "SIGILL" in problem  # tests/test_local_model.py skips with it
     engine_server("answer")
     assert local.engine_problem() is None
+
+
+def test_the_embedded_model_runs_one_engine_per_core_and_overlapping_calls_use_them_all(
+    engine_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setenv("ISODYN_LOCAL_ENGINES", "2")
+    assert local.engine_count() == 2
+    engine_server("answer_slowly_with_pid")
+    engine = local._engine(local.SMOLLM2_ID)
+    assert len(engine.processes) == 2
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: engine.chat([{"role": "user", "content": "hi"}], {}), range(2)))
+    said = [a["choices"][0]["message"]["content"] for a in answers]
+    assert len({s.split()[1] for s in said}) == 2  # two engines answered, at the same time
+    import os
+
+    assert all(s.endswith(f"threads {max(1, (os.cpu_count() or 1) // 2)}") for s in said)
+    monkeypatch.setenv("ISODYN_LOCAL_ENGINES", "junk")  # not a count from 1 to 16: one per core
+    assert local.engine_count() == min(16, len(os.sched_getaffinity(0)))

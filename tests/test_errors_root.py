@@ -17,6 +17,7 @@ from isodyn.errors import IsodynError
 # Exceptions that never reach a user as an error line: caught where they are raised, or a bug.
 INTERNAL = {
     "EmptyReply": "retried, then recorded as a cell's reason",
+    "ReplicasCoolingDown": "retried like a 503, then recorded as a cell's reason (error:unavailable)",
     "BudgetExhausted": "the runner leaves the refused cell undone",
     "CacheMiss": "the replay pass runs the cell live instead",
     "UnsupportedModality": "isodyn asks only for listed modalities: a bug when it reaches `exp`",

@@ -74,9 +74,17 @@ def test_the_reply_is_graded_again_on_a_replay(words, monkeypatch) -> None:
     with OpenAIStub(varied) as stub:
         args = [*words, f"api_base={stub.base_url}", "strategies=zeroshot"]
         run(args)
-        monkeypatch.setattr(cells, "score_reply", lambda text, variant, **_: Score(True, "Z", "ok", "test"))
+        graded = []
+        monkeypatch.setattr(
+            cells, "score_reply", lambda *a, **_: graded.append(1) or Score(True, "Z", "ok", "t")
+        )
+        same = run(args)  # same code, grader and grading libraries: the graded rows are taken as they are
+        assert not graded and "Z" not in {r["extracted"] for r in same.rows}
+        # a grading library upgraded (or another grader): every reply is graded again
+        monkeypatch.setattr(cells, "grading_stamp", lambda grader: f"{grader}|math-verify=99")
         again = run(args)
     assert {r["extracted"] for r in again.rows} == {"Z"} and all(r["correct"] for r in again.rows)
+    assert len(graded) == len(again.rows)
 
 
 def test_other_code_other_keys_and_the_reply_cache_still_answers(words, monkeypatch) -> None:

@@ -227,6 +227,25 @@ def compare(
 
 
 @app.command()
+def merge(
+    words: Annotated[
+        list[str], typer.Argument(help="RUN_DIR... (the runs of shard=1/N .. N/N) out=DIR cache_dir=DIR")
+    ],
+) -> None:
+    """Join the runs of one experiment's shards (`exp run shard=i/N` on N machines) into the run one
+    machine would have made, named so that `exp run` with the same settings and no shard finds it;
+    store every reply they hold in the cache (default: yours), so a rerun here calls nothing."""
+    from isodyn.commands.merge import MergeRequest, merge_runs
+    from isodyn.textsafe import terminal_text
+
+    try:
+        done = merge_runs(MergeRequest.from_words(words), show_notice)
+    except IsodynError as exc:
+        raise fail(str(exc)) from None
+    console.print(terminal_text(done.text()), highlight=False, markup=False)
+
+
+@app.command()
 def rescore(
     run_dir: Annotated[Path, typer.Argument(help="a run directory written by `exp run`")],
     settings: Annotated[

@@ -21,6 +21,7 @@ from isodyn.terminal import console, show_notice
 if TYPE_CHECKING:
     from isodyn.commands.notices import Notice
     from isodyn.commands.run import DryRunEstimate, RunResult
+    from isodyn.experiments.batch import BatchProgress
     from isodyn.experiments.config import ExperimentConfig
     from isodyn.experiments.llm import CachedClient
     from isodyn.experiments.plan import Plan
@@ -52,6 +53,7 @@ class RunScreen(RunHooks):
         self._errors: dict[str, int] = {}
         self._cost: dict[str, float] = {}
         self._hits: dict[str, int] = {}  # cache hits of the cells this process ran
+        self._quiet = False
 
     def notice(self, notice: Notice) -> None:
         show_notice(notice)
@@ -60,6 +62,10 @@ class RunScreen(RunHooks):
         console.print(f"resuming {run_dir}: {finished} cells already finished", highlight=False, markup=False)
 
     def started(self, plan: Plan, done: Sequence[CellResult]) -> None:
+        said = shard_line(plan)
+        if said and not plan.config.quiet:
+            console.print(said, highlight=False, markup=False)
+        self._quiet = plan.config.quiet
         self._progress = progress_bars(plan.config.quiet)
         self._progress.start()
         for model in plan.models:
@@ -69,6 +75,18 @@ class RunScreen(RunHooks):
                 model, total=total, completed=completed, hits=0, in_flight=0, errors=0, cost=0.0
             )
             self._errors[model], self._cost[model], self._hits[model] = 0, 0.0, 0
+
+    def batch(self, progress: BatchProgress) -> None:
+        """A line per change of the batch jobs' states (below the bars, which stay as they are); the
+        line on what to do next is said even when quiet."""
+        if progress.note:
+            console.print(Text(progress.note, style="bold yellow"))  # a Text: it names the user's out=
+        elif not self._quiet:
+            console.print(
+                f"batch jobs: {progress.submitted} submitted, {progress.in_progress} in progress, "
+                f"{progress.done} done, {progress.failed} failed; {progress.cells_waiting} cells waiting",
+                highlight=False, markup=False,
+            )  # fmt: skip
 
     def row(self, result: CellResult, client: CachedClient) -> None:
         model = result.model
@@ -91,15 +109,36 @@ class RunScreen(RunHooks):
             self._progress = None
 
 
+def shard_line(plan: Plan) -> str | None:
+    """`shard 2 of 8: 1,234 of the grid's 9,870 cells` for a shard's run; None for a whole grid."""
+    from isodyn.experiments.grid import grid_size
+    from isodyn.experiments.shard import shard_text
+
+    config = plan.config
+    if config.shard is None:
+        return None
+    whole = grid_size(
+        len(plan.models), len(plan.strategies), config.modalities, plan.seeds, config.variants, config.repeats
+    )
+    return shard_text(config.shard, len(plan.grid.cells), whole)
+
+
 def estimate_text(estimate: DryRunEstimate, config: ExperimentConfig) -> str:
+    shard = f"shard {config.shard[0]} of {config.shard[1]}: " if config.shard else ""
     return (
-        f"{estimate.cells} cells ({estimate.models} models x {estimate.strategies} strategies x "
+        f"{shard}{estimate.cells} cells ({estimate.models} models x {estimate.strategies} strategies x "
         f"{len(config.modalities)} modalities x {estimate.seeds} seeds x {config.variants} variants x "
         f"{config.repeats} repeats, less what seeds cannot render); {estimate.cached_cells} cached "
         f"({100 * estimate.cached_share:.0f}%), {estimate.skipped_cells} to be skipped; "
         f"{estimate.calls_needed} calls needed, "
         f"estimated cost ${estimate.estimated_cost_usd:.4f} (upper estimate: prompt characters / 3 + "
-        "max_tokens at litellm's prices). Nothing was called or written."
+        f"max_tokens at litellm's prices); {estimate.cached_calls} calls already in the cache."
+        + "".join(
+            f"\n  {m.model}: {m.calls_needed} calls, ${m.estimated_cost_usd:.4f} live, "
+            f"${m.batch_cost_usd:.4f} at batch prices (batch=1)"
+            for m in estimate.per_model
+        )
+        + "\nNothing was called or written."
     )
 
 
@@ -107,12 +146,19 @@ def run_text(outcome: RunResult, config: ExperimentConfig) -> Text:
     """The run's counts, cells left undone by max_cost, and where its files are. A Text, not markup:
     the paths are the user's out=."""
     summary = outcome.summary
+    shard = f"shard {config.shard[0]} of {config.shard[1]}: " if config.shard else ""
     said = Text(
-        f"{summary.cells} cells: {summary.calls_made} calls, {summary.cache_hits} cache hits, "
+        f"{shard}{summary.cells} cells: {summary.calls_made} calls, {summary.cache_hits} cache hits, "
         f"{summary.retries} retries, {summary.skipped} skipped, {summary.errors} errors, "
         f"${summary.cost_usd:.4f}, {summary.seconds:.1f} s"
     )
-    if summary.left_undone:
+    if summary.left_undone and config.batch:
+        said.append(f"\n{summary.left_undone} cells left undone", style="bold yellow")
+        said.append(
+            " (waiting on batch jobs, batch items failed with batch_fallback=undone, or max_cost); run the "
+            "same command again to finish them"
+        )
+    elif summary.left_undone:
         said.append(f"\n{summary.left_undone} cells left undone", style="bold yellow")
         said.append(
             f" (max_cost ${config.max_cost}); run the same command with a larger max_cost to finish them"

@@ -21,7 +21,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from isodyn.analysis.columns import ITEM
 from isodyn.schema import Column
@@ -148,6 +147,8 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     discordant = a_only + b_only
     if discordant == 0:
         return 1.0
+    from scipy import stats  # seconds to import: only when a test is asked for
+
     return float(stats.binomtest(a_only, discordant, 0.5, alternative="two-sided").pvalue)
 
 
@@ -225,6 +226,7 @@ def power_analysis(
     approximation flatters small studies). Seeds needed are solved with the same t approximation."""
     if not np.isfinite(sd_seed_difference) or seeds < 2:
         return Power(float("nan"), None)
+    from scipy import stats
 
     def quantiles(n: int) -> float:
         return float(stats.t.ppf(1 - alpha / 2, n - 1) + stats.t.ppf(power, n - 1))

@@ -2,7 +2,7 @@
 
 The key is the SHA-256 of a canonical JSON document holding everything that shapes a reply:
 
-- `model` (the litellm id, provider prefix included) and `api_base`;
+- `model` (the litellm id, provider prefix included) and `api_base` (replicas: the set as configured);
 - `params`: every generation parameter sent (temperature, max_tokens, top_p, seed, ...);
 - `messages`: the exact message list, except that each inline image (a `data:` URI) is replaced by
   the SHA-256 of its decoded bytes, so keys stay small and depend on pixels, not on encoding;
@@ -46,6 +46,11 @@ def cache_key(request: ModelRequest, hashed_messages: Any = None) -> str:
     document = {
         "version": KEY_VERSION,
         "model": request.model,
+        # Replicas (`URL1,URL2`) key as the configured string, constant for a run: which replica
+        # answered is never known here (litellm's Router picks it), so a rerun with one of them down
+        # replays every reply. One string, not each address alone: isodyn cannot tell that two
+        # addresses serve the same weights, so a set is its own server, and a single api_base keeps
+        # the key it always had.
         "api_base": request.api_base,
         "params": request.params,
         "messages": hashed_messages if hashed_messages is not None else hash_images(request.messages),

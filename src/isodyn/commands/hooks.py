@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from isodyn.commands.notices import Notice
+    from isodyn.experiments.batch import BatchProgress
     from isodyn.experiments.llm import CachedClient
     from isodyn.experiments.plan import Plan
     from isodyn.results import CellResult
@@ -31,6 +32,9 @@ class RunHooks:
 
     def row(self, result: CellResult, client: CachedClient) -> None:
         """A cell finished (its row is written)."""
+
+    def batch(self, progress: BatchProgress) -> None:
+        """Batch jobs (batch=1) changed state, or the process stopped waiting for them (`note`)."""
 
     def finished(self) -> None:
         """The last cell is in; the report is written next. Not called when the run stops."""

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from isodyn.analysis.report import write_report
 from isodyn.commands import run_notices
 from isodyn.commands.hooks import RunHooks
 from isodyn.commands.notices import Notice, Notices
@@ -29,9 +28,9 @@ from isodyn.experiments.config import (
     study_words,
 )
 from isodyn.experiments.plan import Plan, plan_experiment
-from isodyn.experiments.rundir import open_run_dir, run_lock_path
+from isodyn.experiments.rundir import open_run_dir, run_lock_path, unchanged_since
 from isodyn.experiments.runlock import RunLock
-from isodyn.experiments.runner import ModelUnavailable, dry_run, execute
+from isodyn.experiments.runner import ModelUnavailable, RunOutcome, dry_run, execute
 from isodyn.results import CellResult
 
 
@@ -70,6 +69,16 @@ class RunRequest:
 
 
 @dataclass(frozen=True)
+class ModelEstimate:
+    """One model's calls still needed and their upper cost estimate, live and at batch prices."""
+
+    model: str
+    calls_needed: int
+    estimated_cost_usd: float
+    batch_cost_usd: float
+
+
+@dataclass(frozen=True)
 class DryRunEstimate:
     """The grid's size, its cached share and an upper cost estimate; nothing called or written."""
 
@@ -83,6 +92,8 @@ class DryRunEstimate:
     strategies: int
     seeds: int
     notices: tuple[Notice, ...] = ()
+    cached_calls: int = 0  # calls the cache already holds (a cell's calls each count)
+    per_model: tuple[ModelEstimate, ...] = ()  # models with calls still needed
 
 
 @dataclass(frozen=True)
@@ -138,6 +149,8 @@ def _planned(request: RunRequest, hooks: RunHooks) -> tuple[Plan, Notices]:
         notices.say("dataset", line)
     for line in run_notices.unseen_images(plan):
         notices.say("warning", line)
+    for line in run_notices.unreachable_replicas(plan):
+        notices.say("warning", line)
     return plan, notices
 
 
@@ -145,10 +158,14 @@ def estimate_run(request: RunRequest, hooks: RunHooks | None = None) -> DryRunEs
     """The dry run: what the grid would cost, without a call or a written file."""
     plan, notices = _planned(request, hooks or RunHooks())
     estimate = asyncio.run(dry_run(plan))
+    per_model = tuple(
+        ModelEstimate(model, t["calls_needed"], t["estimated_cost_usd"], t["batch_cost_usd"])
+        for model, t in estimate["per_model"].items()
+    )
     return DryRunEstimate(
         estimate["cells"], estimate["cached_cells"], estimate["skipped_cells"], estimate["cached_share"],
         estimate["calls_needed"], estimate["estimated_cost_usd"], len(plan.models), len(plan.strategies),
-        len(plan.seeds), notices.said,
+        len(plan.seeds), notices.said, cached_calls=estimate["cached_calls"], per_model=per_model,
     )  # fmt: skip
 
 
@@ -171,17 +188,32 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
             (run_dir / "study.toml").write_text(read_study(request.study), encoding="utf-8")
         hooks.started(plan, done)
         try:
-            outcome = asyncio.run(execute(plan, run_dir, hooks.row, done))
+            outcome = asyncio.run(execute(plan, run_dir, hooks.row, done, on_batch=hooks.batch))
         except ModelUnavailable as exc:
             raise RunStopped(f"{exc} (finished cells are kept in {run_dir})", run_dir) from exc
         hooks.finished()
-        report = write_report(run_dir, outcome.results)
+        report = _report(run_dir, outcome, config, notices)
     finally:
         lock.release()
     return RunResult(
         run_dir, run_dir / "results.jsonl", run_dir / "log.jsonl", report,
         RunSummary.from_json(outcome.summary), outcome.results, len(done), notices.said,
     )  # fmt: skip
+
+
+def _report(run_dir: Path, outcome: RunOutcome, config: ExperimentConfig, notices: Notices) -> Path:
+    """report.md of the run, written only when its rows differ from those of the last finished run of
+    the same settings (a cached rerun writes the same rows: that run's report stands)."""
+    earlier = unchanged_since(run_dir, config, outcome.summary.get("results_digest"))
+    if earlier is None:
+        from isodyn.analysis.report import write_report  # seconds to import: only when written
+
+        return write_report(run_dir, outcome.results)
+    notices.say(
+        "note",
+        f"the results are those of {earlier}, so its report stands; `exp report {run_dir}` writes one here",
+    )
+    return earlier / "report.md"
 
 
 def _opened(config: ExperimentConfig) -> tuple[Path, list[CellResult]]:

@@ -1,5 +1,6 @@
 """What a planned run should tell its user before it starts: warnings about settings that waste calls
-or skip cells, and what a `dataset=` release holds. Pure: each reads the plan only."""
+or skip cells, and what a `dataset=` release holds. Pure: each reads the plan only, except
+`unreachable_replicas`, which knocks on each replica's port (no request is sent)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from isodyn.core import Modality
 from isodyn.datasets.dynamath import ReleasedItem, release_summary
 from isodyn.experiments.plan import Plan
 from isodyn.models.catalog import is_local
+from isodyn.models.preflight import unreachable_replicas as replicas_not_answering
 
 
 def identical_samples(plan: Plan) -> list[str]:
@@ -38,3 +40,12 @@ def unseen_images(plan: Plan) -> list[str]:
         for name, info in plan.models.items()
         if not info.vision and not info.known_to_litellm
     ]
+
+
+def unreachable_replicas(plan: Plan) -> list[str]:
+    """Several replicas (`api_base=URL1,URL2`) of which some do not answer: one line naming them (the
+    run goes on with the others). None answering is no warning: the run stops before its first call."""
+    if all(is_local(model) for model in plan.models):
+        return []  # the embedded model is called in process: api_base is not used
+    line = replicas_not_answering(plan.config.api_base)
+    return [line] if line else []

@@ -23,7 +23,7 @@ from isodyn.experiments.llm import (
     exception_chain,
     redact,
 )
-from isodyn.experiments.memo import Replay, ReplayMemo
+from isodyn.experiments.memo import Replay, ReplayMemo, grading_stamp
 from isodyn.experiments.plan import Plan
 from isodyn.generators import SeedProgram
 from isodyn.generators.render_cache import RenderCache
@@ -133,6 +133,8 @@ async def run_cell(
     remembered = _from_memo(memo, cell, client) if memo is not None else None
     if remembered is not None:
         calls, replay = remembered
+        if replay.graded is not None and replay.grader == grading_stamp(plan.config.grader):
+            return replay.graded
         scored = replay.scored_variant()
         return _scored(cell, scored, replay.response, replay.notes, calls, plan.config.grader)
     variant = materials.variant(cell.seed_id, cell.variant)
@@ -158,11 +160,14 @@ async def run_cell(
             usage=replace(Usage.of(calls), cache_hit=None), notes=ctx.notes,
         )  # fmt: skip
     scored = ctx.scored_variant or variant
+    result = _scored(cell, scored, reply.text, ctx.notes, tuple(transcript), plan.config.grader)
     if memo is not None:
         other = None if scored is variant else scored.to_json()
         replayed = tuple(replace(call, cache_hit=True) for call in transcript)  # as a replay will be
-        memo.put(cell, Replay(variant, replayed, reply.text, ctx.notes, other))
-    return _scored(cell, scored, reply.text, ctx.notes, tuple(transcript), plan.config.grader)
+        as_replayed = replace(result, calls=replayed, usage=Usage.of(replayed))
+        stamp = grading_stamp(plan.config.grader)
+        memo.put(cell, Replay(variant, replayed, reply.text, ctx.notes, other, as_replayed, stamp))
+    return result
 
 
 # A cell that failed on this machine (disk, permissions, a store), not at the model: the run is not

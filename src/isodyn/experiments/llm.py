@@ -32,7 +32,8 @@ from typing import Any, TextIO
 from isodyn.cache import ResponseCache, cache_key
 from isodyn.models.catalog import is_local, litellm_module
 from isodyn.models.engine import EngineCrashed
-from isodyn.models.local import register_with_litellm
+from isodyn.models.local import engine_count, register_with_litellm
+from isodyn.models.replicas import complete_on_replicas, replicas_of
 from isodyn.models.requests import ModelRequest, Reply
 
 # litellm exception class -> the short reason recorded on a cell; the most specific class wins.
@@ -55,6 +56,7 @@ _ERROR_REASONS = {
     "JSONDecodeError": "malformed_reply",
     "APIError": "api",
     "EmptyReply": "empty_reply",
+    "ReplicasCoolingDown": "unavailable",  # every replica of an api_base set is cooling down
 }
 _TRANSIENT = {
     "rate_limit", "timeout", "connection", "unavailable", "server", "malformed_reply", "api", "empty_reply",
@@ -399,7 +401,11 @@ async def call_litellm(
         if timeout_s:
             kwargs["timeout"] = timeout_s
     started = time.perf_counter()
-    response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
+    if len(replicas_of(kwargs.get("api_base"))) > 1:  # litellm's Router picks one (models/replicas.py)
+        api_base, api_key = kwargs.pop("api_base"), kwargs.pop("api_key")
+        response = await complete_on_replicas(request.model, api_base, api_key, request.messages, **kwargs)
+    else:
+        response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
     latency = time.perf_counter() - started
     usage = getattr(response, "usage", None)
     cost = 0.0
@@ -446,8 +452,12 @@ class CachedClient:
 
     def gate(self, model: str) -> ModelGate:
         if model not in self.gates:
-            # the embedded model answers one call at a time: more in flight would only queue
-            limits = replace(self.limits, concurrency=1) if is_local(model) else self.limits
+            # the embedded model answers one call per engine: more in flight would only queue
+            limits = (
+                replace(self.limits, concurrency=min(self.limits.concurrency, engine_count()))
+                if is_local(model)
+                else self.limits
+            )
             self.gates[model] = ModelGate(limits)
         return self.gates[model]
 
@@ -503,7 +513,9 @@ class CachedClient:
                 call = call_litellm(request, self.limits.timeout_s, self.api_key_env)
                 # an in-process model is no network call: it is never timed out (it would retry)
                 local = is_local(request.model)
-                reply = await (call if local else asyncio.wait_for(call, timeout=self.limits.timeout_s + 5))
+                # a call on several replicas may time out on each in turn before one answers
+                bound = self.limits.timeout_s * max(1, len(replicas_of(request.api_base))) + 5
+                reply = await (call if local else asyncio.wait_for(call, timeout=bound))
                 spent = reply.cost_usd
                 if not reply.text.strip():
                     raise EmptyReply("the model answered with no text")

@@ -33,12 +33,28 @@ from isodyn.cache.stores import open_store
 from isodyn.calls import Call
 from isodyn.core import Variant
 from isodyn.experiments.config import ExperimentConfig
-from isodyn.record import Cell
+from isodyn.record import Cell, CellResult
 
 # Settings that reach a request or a strategy's choices; the rest (budget, concurrency...) do not.
 REQUEST_SETTINGS = ("base_seed", "temperature", "max_tokens", "api_base", "describer", "vision")
 # litellm: its capability table decides which image cells a model is asked at all.
 SHAPING_LIBRARIES = ("jinja2", "numpy", "sympy", "matplotlib", "networkx", "chess", "litellm")
+
+
+# What grading reads besides isodyn's own code: a graded row is reused only under the same versions.
+GRADING_LIBRARIES = ("math-verify", "latex2sympy2_extended", "antlr4-python3-runtime", "sympy")
+
+
+@cache
+def grading_stamp(grader: str) -> str:
+    """The grader's name and the versions of the libraries it reads replies with."""
+    versions = []
+    for name in GRADING_LIBRARIES:
+        try:
+            versions.append(f"{name}={version(name)}")
+        except PackageNotFoundError:
+            versions.append(f"{name}=absent")
+    return "|".join([grader, *versions])
 
 
 @cache
@@ -70,6 +86,11 @@ class Replay:
     response: str  # the final reply's text (a vote or a remapped letter may not be any call's text)
     notes: dict[str, Any]
     scored: dict[str, Any] | None  # Variant.to_json() when the strategy scored another variant
+    # The row as a replay gives it, graded as `grader` says (`grading_stamp`): a rerun with the same
+    # stamp takes it as it is (grading is a function of the code, which is in the key, the grader,
+    # the libraries it reads with, and the reply).
+    graded: CellResult | None = None
+    grader: str = ""
 
     def scored_variant(self) -> Variant:
         return Variant.from_json(self.scored) if self.scored is not None else self.variant

@@ -12,8 +12,10 @@ from isodyn.datasets import ReleaseError
 from isodyn.datasets.kinds import load_dataset
 from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
 from isodyn.experiments.grid import MAX_CELLS, Grid, expand_grid, grid_size
+from isodyn.experiments.shard import shard_grid
 from isodyn.generators import SeedProgram, all_seeds
-from isodyn.models.catalog import ModelError, ModelInfo, describe_model, missing_api_key
+from isodyn.models.catalog import ModelError, ModelInfo
+from isodyn.models.remembered import RememberedModels
 from isodyn.strategies import (
     ComposedStrategy,
     StrategyError,
@@ -35,6 +37,8 @@ class Plan:
     models: dict[str, ModelInfo]
     describer: ModelInfo | None
     grid: Grid
+    # what litellm said of the models, for the run to keep in its cache (a dry run writes nothing)
+    remembered: RememberedModels | None = None
 
 
 def _alias_of(config: ExperimentConfig, model: str) -> tuple[str, str, str] | None:
@@ -45,18 +49,18 @@ def _alias_of(config: ExperimentConfig, model: str) -> tuple[str, str, str] | No
     return None
 
 
-def _checked_model(name: str, config: ExperimentConfig) -> ModelInfo:
+def _checked_model(name: str, config: ExperimentConfig, known: RememberedModels) -> ModelInfo:
     alias = _alias_of(config, name)
     vision = vision_override(config, name)
     if vision == "auto" and alias and alias[1]:
         vision = alias[1]  # the alias table says whether it reads images
     try:
-        info = describe_model(name, config.api_base, vision)  # type: ignore[arg-type]
+        info = known.describe(name, config.api_base, vision)  # type: ignore[arg-type]
     except ModelError as exc:
         if alias:
             raise ModelError(f"{exc} (alias {alias[0]!r} from {alias[2]})") from None
         raise
-    missing = missing_api_key(name, config.api_base)
+    missing = known.missing_key(name, config.api_base)
     if missing:
         raise ModelError(f"model {name!r} needs the environment variable {missing}; set it and run again")
     return info
@@ -133,6 +137,18 @@ def _checked_vision(config: ExperimentConfig) -> None:
         )
 
 
+def _checked_batch(models: list[ModelInfo]) -> None:
+    """batch=1: every model's provider has a batch API batch mode can use through litellm."""
+    from isodyn.experiments.batch_jobs import batch_providers
+
+    for info in models:
+        if info.provider not in batch_providers():
+            raise ConfigError(
+                f"batch=1: model {info.name} (provider {info.provider}) has no batch API isodyn can use "
+                f"through litellm; providers with one: {', '.join(batch_providers())}; run it with batch=0"
+            )
+
+
 def plan_experiment(config: ExperimentConfig) -> Plan:
     """Validate every name in the config; raise ConfigError or ModelError before anything is written."""
     _checked_directory(config.out, "out")
@@ -141,10 +157,13 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     _checked_vision(config)
     seeds = _checked_seeds(config)
     strategies = _checked_strategies(config)
-    models = {name: _checked_model(name, config) for name in config.models}
-    describer = _checked_model(config.describer, config) if config.describer else None
+    known = RememberedModels(config.cache_dir)  # litellm is imported only for what it has not said
+    models = {name: _checked_model(name, config, known) for name in config.models}
+    describer = _checked_model(config.describer, config, known) if config.describer else None
     if describer and not describer.vision:
         raise ConfigError(f"describer {describer.name} has no vision (name it in vision=MODEL if it does)")
+    if config.batch:
+        _checked_batch([*models.values(), *([describer] if describer else [])])
     size = grid_size(
         len(config.models), len(strategies), config.modalities, seeds, config.variants, config.repeats
     )
@@ -158,4 +177,6 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     )
     if not grid.cells:
         raise ConfigError("the grid is empty: no chosen seed renders any chosen modality")
-    return Plan(config, seeds, strategies, models, describer, grid)
+    if config.shard is not None:  # after the checks above, which are on the whole grid
+        grid = shard_grid(grid, config.shard)
+    return Plan(config, seeds, strategies, models, describer, grid, known)

@@ -70,6 +70,25 @@ def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, l
     return run_dir, []
 
 
+def unchanged_since(run_dir: Path, config: ExperimentConfig, digest: str | None) -> Path | None:
+    """The latest earlier complete run of these settings whose rows (order and cache flags aside)
+    are the ones `run_dir` just wrote, with its report: a cached rerun need not write it again."""
+    if not digest:
+        return None
+    for earlier in reversed(run_folders(config.out, run_identity(config))):
+        if earlier == run_dir or not is_complete(earlier):
+            continue
+        try:
+            summary = json.loads((earlier / "summary.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(summary, dict) or summary.get("results_digest") != digest:
+            return None  # the results changed since
+        if (earlier / "report.md").is_file():
+            return earlier
+    return None
+
+
 def run_folders(out: Path, identity: str) -> list[Path]:
     """The run folders of an identity under `out`, oldest first. Only the names `open_run_dir` gives
     (a stamp, an x per clash within a second, the identity) count: a folder whose name merely ends
@@ -98,7 +117,7 @@ def earlier_spending(log_path: Path, done: list[CellResult]) -> dict[str, float]
     in log.jsonl (every request sent leaves one), cache hits from the transcripts of their cells."""
     spent = dict.fromkeys(SPENDING, 0.0)
     spent["cache_hits"] = float(sum(bool(c.cache_hit) for r in done for c in r.transcript))
-    if not done or not log_path.is_file():
+    if not log_path.is_file():  # a run resumed with no row may still have paid (batch replies)
         return spent
     for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import json
 import tempfile
 import time
@@ -19,6 +20,8 @@ from typing import Any
 from isodyn.cache import ResponseCache, cache_key
 from isodyn.cache.stores import claim
 from isodyn.errors import IsodynError
+from isodyn.experiments.batch import BatchHook, BatchParts, run_batches
+from isodyn.experiments.batch_jobs import estimate_batch_cost
 from isodyn.experiments.cells import LOCAL_FAILURE, RunMaterials, run_cell
 from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.grid import Grid
@@ -91,27 +94,37 @@ async def execute(
     run_dir: Path,
     on_row: ProgressHook | None = None,
     done: list[CellResult] | None = None,
+    on_batch: BatchHook | None = None,
 ) -> RunOutcome:
     """Run every cell not in `done`; append each finished result to results.jsonl at once.
 
-    Pass 1 replays, one cell after another, every cell whose calls are all cached (no task, no
-    gate: a replay is a few dictionary look-ups). Pass 2 runs the rest concurrently through the
-    per-model gates. A cell refused by the budget is left undone (no row), so rerunning the same
-    command with a larger budget resumes it. summary.json says whether the run is complete.
+    One pass over the cells replays every cell whose calls are all cached (no task, no gate: a
+    replay is a few dictionary look-ups) and starts each other cell as a task at once, so the first
+    call leaves while later cells are still replayed or drawn; the tasks run concurrently through
+    the per-model gates (with batch=1 the misses are held back for batch jobs first). A cell
+    refused by the budget is left undone (no row), so rerunning the same command with a larger
+    budget resumes it. summary.json says whether the run is complete.
     """
     started = time.perf_counter()
     lock = RunLock(run_dir / ".lock").acquire()  # one writer per run directory, whoever calls
     try:
-        return await _execute(plan, run_dir, on_row, done, started)
+        return await _execute(plan, run_dir, on_row, done, started, on_batch)
     finally:
         lock.release()
 
 
 async def _execute(
-    plan: Plan, run_dir: Path, on_row: ProgressHook | None, done: list[CellResult] | None, started: float
+    plan: Plan,
+    run_dir: Path,
+    on_row: ProgressHook | None,
+    done: list[CellResult] | None,
+    started: float,
+    on_batch: BatchHook | None = None,
 ) -> RunOutcome:
     config = plan.config
     claim(config.cache_dir)  # a run asks for a cache: the folder is marked as isodyn's
+    if plan.remembered is not None:
+        plan.remembered.save()  # the next plan of these models needs no litellm
     (run_dir / "config.json").write_text(json.dumps(config.to_json(), indent=2, allow_nan=False) + "\n")
     cache_store = ResponseCache(config.cache_dir / "responses")
     renders = RenderCache(config.cache_dir / "renders")
@@ -125,6 +138,9 @@ async def _execute(
     )
     materials = RunMaterials(plan.seeds, config.base_seed, renders)
     results: list[CellResult] = list(done or [])
+    fingerprint = ResultsFingerprint()
+    for earlier_result in results:
+        fingerprint.add(result_line(earlier_result))
     finished = {r.cell for r in results}
     todo = [c for c in plan.grid.cells if c not in finished]  # a Cell equals its row's tuple
     log.event("start", cells=len(plan.grid.cells), resumed_rows=len(results), todo=len(todo))
@@ -157,47 +173,74 @@ async def _execute(
         with (run_dir / "results.jsonl").open("ab", buffering=1 << 20) as lines:
 
             def record(result: CellResult, flush: bool = True) -> None:
-                lines.write(result_line(result))
+                line = result_line(result)
+                lines.write(line)
+                fingerprint.add(line)
                 if flush:
                     lines.flush()  # a crash loses at most the cells still in flight
                 results.append(result)
                 if on_row:
                     on_row(result, client)
 
-            pending = []
+            cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
+            in_flight: set[asyncio.Task[None]] = set()
+            checked: dict[str, str | None] = {}  # model -> why it cannot be called (None: it can)
+
+            async def guarded(cell: Cell) -> None:
+                nonlocal undone
+                async with cells_in_flight:
+                    try:
+                        finished_cell = await run_cell(plan, cell, materials, client, run_dir, live, memo)
+                    except BudgetExhausted:
+                        undone += 1
+                        return
+                record(finished_cell)
+
+            def start_live(cell: Cell) -> None:
+                """Send a missed cell at once: the first call leaves while later cells are still
+                being replayed or drawn. Before a model's first live call, it is checked once: one
+                that cannot be called at all stops every new call (its cells are left undone,
+                nothing is paid), not one retried error per cell."""
+                nonlocal stopped, undone
+                if cell.model not in checked:
+                    checked[cell.model] = _unavailable({cell.model}, config.api_base)
+                    stopped = stopped or checked[cell.model]
+                if stopped:
+                    undone += 1
+                    return
+                task = asyncio.create_task(guarded(cell))
+                in_flight.add(task)
+                task.add_done_callback(in_flight.discard)
+
+            pending: list[Cell] = []  # cache misses held back for batch jobs (batch=1)
             for cell in todo:
                 try:
                     result = await run_cell(plan, cell, materials, client, run_dir, replayed, memo)
                     record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
                 except CacheMiss:
-                    pending.append(cell)
+                    if config.batch:
+                        pending.append(cell)
+                    else:
+                        start_live(cell)
+                if in_flight:
+                    await asyncio.sleep(0)  # let the calls in flight take their replies
             lines.flush()
-            # Before the first live call: a model that cannot be called at all stops the run here
-            # (its cells are left undone, nothing is paid), not one retried error per cell.
-            stopped = _unavailable({c.model for c in pending}, config.api_base)
-            if stopped:
-                undone, pending = len(pending), []
-            cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
-
-            async def guarded(cell: Cell) -> CellResult | None:
-                async with cells_in_flight:
-                    try:
-                        return await run_cell(plan, cell, materials, client, run_dir, live, memo)
-                    except BudgetExhausted:
-                        return None
-
-            for task in asyncio.as_completed([guarded(c) for c in pending]):
-                finished_cell = await task
-                if finished_cell is None:
-                    undone += 1
-                else:
-                    record(finished_cell)
+            if config.batch and pending:  # the misses as provider batch jobs (experiments/batch.py)
+                parts = BatchParts(materials, client, run_dir, replayed, log)
+                batched = await run_batches(plan, pending, parts, on_batch)
+                pending, undone = batched.live, undone + batched.undone
+            for cell in pending:  # what batch jobs left to live calls
+                start_live(cell)
+            while in_flight:
+                await asyncio.gather(*in_flight)
     finally:
         cache_store.close()
         renders.close()
         memo.close()
     summary = summarize(results, client, plan.grid, time.perf_counter() - started, undone)
-    if done:  # a resumed run: the totals cover every process that worked on it
+    # a resumed run (rows, or replies batch jobs stored before any cell finished): the totals cover
+    # every process that worked on it
+    if done or any(earlier.values()):
         summary["this_process"] = {k: summary[k] for k in SPENDING}
         for key in SPENDING:
             summary[key] = (
@@ -205,6 +248,7 @@ async def _execute(
                 if key == "cost_usd"
                 else int(summary[key] + earlier[key])
             )
+    summary["results_digest"] = fingerprint.hexdigest()
     if client.budget.limit_usd is not None:
         summary["max_cost"] = client.budget.limit_usd
     if stopped:
@@ -221,6 +265,23 @@ async def _execute(
     if local_problem:
         raise LocalFailure(local_problem)
     return RunOutcome(run_dir, summary, results)
+
+
+class ResultsFingerprint:
+    """A digest of a run's rows that ignores their order and whether each call came from the cache:
+    a cached rerun of a finished run has the same one, so its report need not be written again."""
+
+    def __init__(self) -> None:
+        self._sum = 0
+
+    def add(self, line: bytes) -> None:
+        # Inside a JSON string a quote is escaped, so this byte sequence is only ever the field.
+        normal = line.replace(b'"cache_hit":true', b'"cache_hit":false')
+        normal = normal.replace(b'"cache_hit": true', b'"cache_hit": false')  # json's spelling
+        self._sum = (self._sum + int.from_bytes(hashlib.sha256(normal).digest(), "big")) % (1 << 256)
+
+    def hexdigest(self) -> str:
+        return f"{self._sum:064x}"
 
 
 class ModelUnavailable(IsodynError, RuntimeError):
@@ -290,14 +351,22 @@ async def dry_run(plan: Plan) -> dict[str, Any]:
     client = CachedClient(cache_store, _limits(config))
     materials = RunMaterials(plan.seeds, config.base_seed, renders)
     uncached_calls, estimate, cached_cells, skipped_cells = 0, 0.0, 0, 0
+    cached_calls = 0
+    per_model: dict[str, dict[str, float]] = {}  # calls needed and their cost live and at batch prices
 
     async def estimated(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
-        nonlocal uncached_calls, estimate
+        nonlocal uncached_calls, estimate, cached_calls
         reply, key = client.cached(request, hashed)
         if reply is not None:
+            cached_calls += 1
             return reply, key, True
         uncached_calls += 1
-        estimate += estimate_cost(request)
+        cost = estimate_cost(request)
+        estimate += cost
+        tally = per_model.setdefault(request.model, dict.fromkeys(("calls", "live_usd", "batch_usd"), 0.0))
+        tally["calls"] += 1
+        tally["live_usd"] += cost
+        tally["batch_usd"] += estimate_batch_cost(request)
         return Reply(text=""), key, False
 
     try:
@@ -319,4 +388,13 @@ async def dry_run(plan: Plan) -> dict[str, Any]:
         "cached_share": share,
         "calls_needed": uncached_calls,
         "estimated_cost_usd": round(estimate, 4),
+        "cached_calls": cached_calls,
+        "per_model": {
+            model: {
+                "calls_needed": int(t["calls"]),
+                "estimated_cost_usd": round(t["live_usd"], 6),
+                "batch_cost_usd": round(t["batch_usd"], 6),
+            }
+            for model, t in sorted(per_model.items())
+        },
     }

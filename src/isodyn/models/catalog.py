@@ -51,7 +51,9 @@ def describe_model(name: str, api_base: str | None, vision: VisionOverride = "au
         return ModelInfo(name, LOCAL_PROVIDER, vision == "yes", True)
     litellm = litellm_module()
     try:
-        _, provider, _, _ = litellm.get_llm_provider(model=name, api_base=api_base)
+        # several replicas (`URL1,URL2`) serve one model: the first tells the provider as well as any
+        first = api_base.split(",", 1)[0] if api_base else None
+        _, provider, _, _ = litellm.get_llm_provider(model=name, api_base=first)
     except Exception as exc:
         raise ModelError(
             f"unknown model {name!r}: litellm cannot route it; use a litellm id such as gpt-4o, "
@@ -73,7 +75,8 @@ def describe_model(name: str, api_base: str | None, vision: VisionOverride = "au
 def missing_api_key(name: str, api_base: str | None) -> str | None:
     """The environment variable a hosted model still needs, or None.
 
-    A custom `api_base` (a server of your own, e.g. vLLM on loopback) is assumed not to need one.
+    A custom `api_base` (a server of your own, e.g. vLLM on loopback, or several replicas of one) is
+    assumed not to need one.
     """
     if is_local(name) or api_base:
         return None

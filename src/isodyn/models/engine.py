@@ -75,7 +75,8 @@ def serve(requests: IO[str], replies: IO[str], model_path: str, context_tokens: 
     until its input ends."""
     from llama_cpp import Llama
 
-    llama = Llama(model_path=model_path, n_ctx=context_tokens, n_threads=2, verbose=False, seed=0)
+    threads = int(os.environ.get("ISODYN_ENGINE_THREADS", "2"))  # the parent shares the cores out
+    llama = Llama(model_path=model_path, n_ctx=context_tokens, n_threads=threads, verbose=False, seed=0)
     # a few tokens: the instructions a completion uses run once before anything is promised
     llama.create_chat_completion(messages=[{"role": "user", "content": "Hi"}], max_tokens=4, seed=0)
     send_reply(replies, "ready", None)
@@ -123,14 +124,16 @@ class EngineProcess:
     restarted, since the same instructions would kill it again. `server` names the child's entry
     point as `module:function` (tests name stand-ins that crash)."""
 
-    def __init__(self, model_path: Path, context_tokens: int, server: str = SERVE) -> None:
+    def __init__(
+        self, model_path: Path, context_tokens: int, server: str = SERVE, env: dict[str, str] | None = None
+    ) -> None:
         read_end, write_end = os.pipe()
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115  # the child's stderr, closed in close()
         command = [sys.executable, "-m", "isodyn.models.engine", server, str(write_end), str(model_path),
                    str(context_tokens)]  # fmt: skip
         self._process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._errors,
-            pass_fds=(write_end,), text=True, encoding="utf-8",
+            pass_fds=(write_end,), text=True, encoding="utf-8", env={**os.environ, **(env or {})},
         )  # fmt: skip
         os.close(write_end)  # the child holds the only writer: its death ends the replies
         self._replies = os.fdopen(read_end, "r", encoding="utf-8")

@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import atexit
 import importlib.metadata
+import os
+import queue
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -58,19 +61,59 @@ def _text_of(content: Any) -> str:
     return "\n".join(parts)
 
 
+def engine_count() -> int:
+    """How many engines (child processes) the embedded model runs in: one per core this process may
+    use, each with one thread (`ISODYN_LOCAL_ENGINES` overrides, 1 to 16). A 135M model leaves
+    threads of one engine waiting on each other; separate engines answer separate calls at once."""
+    chosen = os.environ.get("ISODYN_LOCAL_ENGINES", "")
+    if chosen.isdigit() and 1 <= int(chosen) <= 16:
+        return int(chosen)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, 16))
+
+
 class _Engine:
-    """One loaded model, run in a child process (`engine.EngineProcess`): a native crash there is an
-    `EngineCrashed` error here, never the end of this process."""
+    """One model loaded in `engine_count()` child processes (`engine.EngineProcess`), each asked one
+    call at a time: a native crash there is an `EngineCrashed` error here, never the end of this
+    process."""
 
     def __init__(self, model_id: str) -> None:
         from isodyn.models.engine import EngineProcess
 
-        self._process = EngineProcess(gguf_path(model_id), CONTEXT_TOKENS, server=server)
-        atexit.register(self._process.close)
+        count = engine_count()
+        threads = {"ISODYN_ENGINE_THREADS": str(max(1, (os.cpu_count() or 1) // count))}
+        # Loaded side by side: each child reads the model and tries a few tokens before it is ready.
+        with ThreadPoolExecutor(count) as loading:
+            started = [
+                loading.submit(EngineProcess, gguf_path(model_id), CONTEXT_TOKENS, server, threads)
+                for _ in range(count)
+            ]
+        processes = []
+        for future in started:
+            try:
+                processes.append(future.result())
+            except Exception:
+                for process in processes:
+                    process.close()
+                raise
+        for process in processes:
+            atexit.register(process.close)
+        self.processes = tuple(processes)
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        for process in processes:
+            self._idle.put(process)
 
     def chat(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:
         plain = [{"role": m["role"], "content": _text_of(m["content"])} for m in messages]
-        return self._process.chat(plain, params)  # not streamed: one completion, a dict
+        process = self._idle.get()  # a free engine; callers beyond the engine count wait here
+        try:
+            return process.chat(plain, params)  # not streamed: one completion, a dict
+        finally:
+            self._idle.put(process)
+
+    def close(self) -> None:
+        for process in self.processes:
+            process.close()
 
 
 server = "isodyn.models.engine:serve"  # the child's entry point (tests name stand-ins that crash)

@@ -59,6 +59,22 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
+# Listening sockets the replica case opened: kept open until the process ends, since a case has no
+# teardown and the command (in this process or a child) must find the port answering.
+_LISTENING: list[socket.socket] = []
+
+
+def _one_replica_down(scratch: Path) -> list[str]:
+    """api_base naming two replicas on 127.0.0.1: one port that accepts connections (a listening
+    socket is enough for the probe; a dry run sends no request), one where nothing listens."""
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+    _LISTENING.append(listening)
+    live = listening.getsockname()[1]
+    return [f"api_base=http://127.0.0.1:{live}/v1,http://127.0.0.1:{_closed_port()}/v1"]
+
+
 def _file(name: str, content: bytes | str) -> Setup:
     def make(scratch: Path) -> list[str]:
         path = scratch / name
@@ -181,6 +197,11 @@ CASES: tuple[Case, ...] = (
     Case("empty api_base", _run("api_base="), 2, "bad value for api_base"),
     Case("api_key_env not a name", _run("api_key_env=1BAD"), 2, "bad value for api_key_env"),
     Case("api_key_env not set", _run("api_key_env=NOT_SET_ANYWHERE_42"), 2, "is not set"),
+    Case("batch with the embedded model", _run("batch=1", "models=local/smollm2-135m"), 2, "no batch API"),
+    Case("batch_size zero", _run("batch_size=0"), 2, "bad value for batch_size"),
+    Case("batch_size over 50,000", _run("batch_size=50001"), 2, "bad value for batch_size"),
+    Case("batch_wait negative", _run("batch_wait=-1"), 2, "bad value for batch_wait"),
+    Case("batch_fallback unknown", _run("batch_fallback=retry"), 2, "bad value for batch_fallback"),
     Case("a key twice", _run("variants=2", "variants=3"), 2, "variants is given twice"),
     Case("a key twice by its alias", _run("model=openai/a", "models=openai/b"), 2, "models is given twice"),
     Case("dataset missing", _run("dataset={scratch}/nowhere"), 2, "dataset"),
@@ -422,6 +443,14 @@ CASES: tuple[Case, ...] = (
     ),
     Case("list colours", ("list", "colours"), 2, "cannot list 'colours'"),
     Case("generate unknown task", ("generate", "task=nope", "out={scratch}/g"), 2, "nope"),
+    # ---- several replicas of one server, one of them refusing connections: a warning, the run goes on
+    Case(
+        "one replica of several refusing connections",
+        _run("models=openai/m", "modalities=latex", "vision=no"),
+        0,
+        "api_base replica not answering",
+        setup=_one_replica_down,
+    ),
 )
 
 

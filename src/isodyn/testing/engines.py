@@ -30,6 +30,18 @@ def answer(requests: IO[str], replies: IO[str], model_path: str, context_tokens:
         send_reply(replies, "ok", _completion(format_answer("Reasoned.", "A")))
 
 
+def answer_slowly_with_pid(requests: IO[str], replies: IO[str], model_path: str, context_tokens: int) -> None:
+    """Answers after 0.3 s with its process id and the threads its parent gave it: calls that
+    overlap show which engines answered them."""
+    import time
+
+    send_reply(replies, "ready", None)
+    for _ in requests:
+        time.sleep(0.3)
+        said = f"pid {os.getpid()} threads {os.environ.get('ISODYN_ENGINE_THREADS')}"
+        send_reply(replies, "ok", _completion(said))
+
+
 def answer_once_then_die(requests: IO[str], replies: IO[str], model_path: str, context_tokens: int) -> None:
     send_reply(replies, "ready", None)
     for number, _ in enumerate(requests):

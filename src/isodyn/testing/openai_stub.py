@@ -6,12 +6,17 @@ faults and load, without any network. It binds only to loopback.
     with OpenAIStub(lambda request: ScriptedReply(text='{"short answer": "A"}')) as stub:
         exp run models=openai/stub api_base={stub.base_url} ...
         stub.requests  # every request body received, in order
+
+It also serves OpenAI's files and batches API (`/v1/files`, `/v1/batches`): a batch answers each of
+its lines through the same script; `stub.batches` (`stub_batches.BatchDesk`) holds the jobs, the
+behaviour a test sets (slow, expired, malformed output) and the counters.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import threading
 import time
@@ -19,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from isodyn.testing.stub_batches import BatchDesk
 
 
 @dataclass(frozen=True)
@@ -53,12 +60,28 @@ def _completion_body(request: dict[str, Any], reply: ScriptedReply, number: int)
     }
 
 
+def _error_body(reply: ScriptedReply) -> dict[str, Any]:
+    return {"error": {"message": reply.text, "type": "stub_error", "code": reply.status}}
+
+
+# The files and batches routes, after the version prefix: (method, pattern) -> BatchDesk method name.
+_BATCH_ROUTES = (
+    ("POST", re.compile(r"/files"), "upload"),
+    ("GET", re.compile(r"/files/([^/]+)"), "file"),
+    ("GET", re.compile(r"/files/([^/]+)/content"), "content"),
+    ("POST", re.compile(r"/batches"), "create"),
+    ("GET", re.compile(r"/batches/([^/]+)"), "retrieve"),
+    ("POST", re.compile(r"/batches/([^/]+)/cancel"), "cancel"),
+)
+
+
 class OpenAIStub:
     def __init__(self, script: Script | None = None) -> None:
         self.script: Script = script or (lambda request: ScriptedReply())
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []  # chat completion requests (never batch items)
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
+        self.batches = BatchDesk(self._answer_item)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -68,6 +91,18 @@ class OpenAIStub:
         host, port = self._server.server_address[:2]
         name = host.decode() if isinstance(host, bytes) else host
         return f"http://{name}:{port}/v1"
+
+    def _answer_item(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One batch item through the script: its status and body (a dropped or malformed reply is
+        a server error for the item; a delay is not waited: the batch's own timing stands for it)."""
+        with self._lock:
+            number = len(self.requests) + len(self.batches.items)
+        reply = self.script(body)
+        if reply.drop or reply.malformed:
+            return 500, _error_body(ScriptedReply(text="the server failed", status=500))
+        if reply.status != 200:
+            return reply.status, _error_body(reply)
+        return 200, _completion_body(body, reply, number)
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         stub = self
@@ -93,7 +128,45 @@ class OpenAIStub:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(payload)
 
+            def _batch_route(self, method: str) -> bool:
+                """Serve a files or batches request; False when the path is none of theirs."""
+                path = self.path.split("?", 1)[0].rstrip("/")
+                path = path[path.index("/v1") + 3 :] if "/v1/" in path else path
+                for verb, pattern, name in _BATCH_ROUTES:
+                    match = pattern.fullmatch(path)
+                    if verb != method or match is None:
+                        continue
+                    desk = stub.batches
+                    desk.headers.append(dict(self.headers.items()))
+                    if name == "upload":
+                        status, body = desk.upload(self.headers.get("Content-Type", ""), self._body())
+                    elif name == "create":
+                        status, body = desk.create(json.loads(self._body() or b"{}"))
+                    else:
+                        self._body()  # a cancel may carry an empty body: read it off the connection
+                        status, body = getattr(desk, name)(match.group(1))
+                    if isinstance(body, bytes):
+                        self.send_response(status)
+                        self.send_header("Content-Type", "application/octet-stream")
+                        self.send_header("Content-Length", str(len(body)))
+                        self.end_headers()
+                        self.wfile.write(body)
+                    else:
+                        self._send(status, body, {})
+                    return True
+                return False
+
+            def _body(self) -> bytes:
+                length = int(self.headers.get("Content-Length", "0") or 0)
+                return self.rfile.read(length) if length else b""
+
+            def do_GET(self) -> None:
+                if not self._batch_route("GET"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}}, {})
+
             def do_POST(self) -> None:
+                if self._batch_route("POST"):
+                    return
                 length = int(self.headers.get("Content-Length", "0"))
                 request = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
@@ -119,8 +192,7 @@ class OpenAIStub:
                     self.wfile.write(payload)
                     return
                 if reply.status != 200:
-                    error = {"error": {"message": reply.text, "type": "stub_error", "code": reply.status}}
-                    self._send(reply.status, error, reply.headers)
+                    self._send(reply.status, _error_body(reply), reply.headers)
                     return
                 self._send(200, _completion_body(request, reply, number), reply.headers)
 

@@ -1,0 +1,238 @@
+"""The runs `exp merge` joins: each read as a folder from anyone (`read_shard_run`), then checked
+against the others (`checked_shards`): shards of one experiment and one N, each shard once, no cell
+in two runs. Every refusal is one line naming the folder and the reason; nothing is written here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from isodyn.datasets.kinds import resolved
+from isodyn.errors import IsodynError
+from isodyn.experiments.config import ExperimentConfig
+from isodyn.experiments.rundir import RUN_IDENTITY, run_identity
+from isodyn.experiments.saved_config import saved_config
+from isodyn.generators.contained import limits, read_bounded
+from isodyn.results import Run, read_results
+
+
+class MergeRefused(IsodynError, ValueError):
+    """Runs that cannot be merged, or a folder that is no run; the message is one line."""
+
+
+@dataclass(frozen=True)
+class ShardSpending:
+    """What a shard's summary.json says it spent and whether it finished (checked: numbers)."""
+
+    calls_made: int
+    cache_hits: int
+    retries: int
+    cost_usd: float
+    seconds: float
+    left_undone: int
+    complete: bool
+    not_renderable: tuple[str, ...]
+
+    @classmethod
+    def from_json(cls, data: Any) -> ShardSpending | None:
+        """None for a summary that is not an object of such numbers (damaged, or written by hand)."""
+        if not isinstance(data, dict):
+            return None
+        counts: dict[str, Any] = {k: data.get(k) for k in ("calls_made", "cache_hits", "retries")}
+        counts["left_undone"] = data.get("left_undone", 0)  # older summaries have none
+        amounts: dict[str, Any] = {k: data.get(k) for k in ("cost_usd", "seconds")}
+        complete, missing = data.get("complete", True), data.get("not_renderable", [])
+        if (
+            not all(type(v) is int and v >= 0 for v in counts.values())
+            or not all(type(v) in (int, float) and math.isfinite(v) and v >= 0 for v in amounts.values())
+            or type(complete) is not bool
+            or type(missing) is not list
+            or not all(type(m) is str for m in missing)
+        ):
+            return None
+        return cls(
+            counts["calls_made"], counts["cache_hits"], counts["retries"], float(amounts["cost_usd"]),
+            float(amounts["seconds"]), counts["left_undone"], complete, tuple(missing),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ShardRun:
+    directory: Path
+    config: ExperimentConfig
+    run: Run
+    spending: ShardSpending | None  # None: no summary.json, or a damaged one
+    log: bytes  # log.jsonl as it was (empty when there is none)
+    study: Path | None  # study.toml, when the run has one
+
+    @property
+    def shard(self) -> tuple[int, int]:
+        assert self.config.shard is not None  # `read_shard_run` refuses a run without one
+        return self.config.shard
+
+    def unfinished(self) -> str | None:
+        """Why this shard's cells are not all in, or None when it finished."""
+        if self.spending is None:
+            return "it has no readable summary.json (it stopped, or is still going)"
+        if not self.spending.complete:
+            return f"its summary says it is not complete ({self.spending.left_undone} cells left undone)"
+        if self.run.damaged:
+            return f"{self.run.damaged} damaged line(s) of its results.jsonl were skipped"
+        return None
+
+
+def _own_file(directory: Path, name: str) -> Path | None:
+    """A file of the run, or None when it has none. A run's own files are regular files that
+    `exp run` wrote: a link (which could lead to any file of the user who merges, or to /dev/zero)
+    or a FIFO is refused, never read."""
+    path = directory / name
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise MergeRefused(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise MergeRefused(f"{path} is a symbolic link; exp run never writes one, so it is not read")
+    if not stat.S_ISREG(info.st_mode):
+        raise MergeRefused(f"{path} is not a regular file")
+    return path
+
+
+def _bounded(path: Path, directory: Path) -> bytes:
+    return read_bounded(path, limits().file_bytes, str(directory), "file_bytes", path.name)
+
+
+def _json(path: Path | None, directory: Path) -> Any:
+    """A small JSON file of the run, or None when it is missing or damaged."""
+    if path is None:
+        return None
+    try:
+        return json.loads(_bounded(path, directory))
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past Python's stack
+        return None
+
+
+def read_shard_run(directory: Path) -> ShardRun:
+    """The shard run in `directory`, read without writing a byte into it; MergeRefused when it is no
+    run or no shard, and each file's own refusal (a link, over the file bound) as one line."""
+    if not directory.is_dir():
+        why = "no such folder" if not directory.exists() else "it is not a folder"
+        raise MergeRefused(f"{directory} is not a run folder ({why})")
+    results, config_file = _own_file(directory, "results.jsonl"), _own_file(directory, "config.json")
+    if results is None or config_file is None:
+        missing = "results.jsonl" if results is None else "config.json"
+        raise MergeRefused(f"{directory} is not a run folder (no {missing})")
+    data = _json(config_file, directory)
+    if not isinstance(data, dict):
+        raise MergeRefused(f"{config_file} is damaged (not a JSON object): cannot tell which run it is")
+    config = saved_config(data, str(config_file))
+    if config.shard is None:
+        raise MergeRefused(
+            f"{directory} is not a shard (its config.json names no shard=i/N); exp merge joins the runs "
+            "of shard=1/N .. N/N of one experiment"
+        )
+    run = read_results(directory)  # damaged lines are skipped and counted, never moved: no repair
+    log = _own_file(directory, "log.jsonl")
+    spending = ShardSpending.from_json(_json(_own_file(directory, "summary.json"), directory))
+    study = _own_file(directory, "study.toml")
+    return ShardRun(directory, config, run, spending, _bounded(log, directory) if log else b"", study)
+
+
+@dataclass(frozen=True)
+class ShardSet:
+    runs: tuple[ShardRun, ...]  # in shard order
+    count: int  # N
+    missing: tuple[int, ...]  # shard numbers not given
+
+    @property
+    def present(self) -> tuple[int, ...]:
+        return tuple(run.shard[0] for run in self.runs)
+
+
+def checked_shards(runs: Sequence[ShardRun]) -> ShardSet:
+    """The runs as shards of one run, in shard order; MergeRefused naming the first pair that are of
+    different experiments or of different N, the same shard twice, or runs sharing a cell."""
+    first = runs[0]
+    for other in runs[1:]:
+        _refuse_another_experiment(first, other)
+        if other.shard[1] != first.shard[1]:
+            raise MergeRefused(
+                f"{first.directory} is shard {_of(first)} and {other.directory} is shard {_of(other)}: "
+                "merge the shards of one N"
+            )
+    by_index: dict[int, ShardRun] = {}
+    for run in runs:
+        twin = by_index.setdefault(run.shard[0], run)
+        if twin is not run:
+            same = twin.directory.resolve() == run.directory.resolve()
+            where = f"{run.directory}, twice" if same else f"{twin.directory} and {run.directory}"
+            raise MergeRefused(f"shard {_of(run)} is given twice: {where}")
+    ordered = tuple(by_index[i] for i in sorted(by_index))
+    _refuse_shared_cells(ordered)
+    count = first.shard[1]
+    return ShardSet(ordered, count, tuple(i for i in range(1, count + 1) if i not in by_index))
+
+
+def _of(run: ShardRun) -> str:
+    return f"{run.shard[0]} of {run.shard[1]}"
+
+
+def _identity(run: ShardRun) -> str:
+    try:
+        return run_identity(replace(run.config, shard=None))
+    except (OSError, ValueError, RuntimeError) as exc:  # a dataset path with a NUL, a link loop
+        raise MergeRefused(f"{run.directory}/config.json: its dataset cannot be resolved ({exc})") from None
+
+
+def _identity_value(config: ExperimentConfig, name: str) -> Any:
+    """A setting as the run's identity takes it (models and strategies in any order are one run)."""
+    if name in ("models", "strategies"):
+        return sorted(getattr(config, name))
+    if name == "dataset":
+        return resolved(config.dataset) if config.dataset is not None else None
+    return config.to_json()[name]
+
+
+def _refuse_another_experiment(first: ShardRun, other: ShardRun) -> None:
+    if _identity(first) == _identity(other):
+        return
+    for name in (*RUN_IDENTITY, "dataset", "grader"):
+        mine, theirs = _identity_value(first.config, name), _identity_value(other.config, name)
+        if mine != theirs:
+            raise MergeRefused(
+                f"{first.directory} and {other.directory} are runs of different experiments: {name} is "
+                f"{_shown(mine)} in the first and {_shown(theirs)} in the second"
+            )
+    raise MergeRefused(f"{first.directory} and {other.directory} are runs of different experiments")
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True, default=str)  # a name's control characters escaped
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def _refuse_shared_cells(runs: Sequence[ShardRun]) -> None:
+    """Shards never share a cell: two that do are not what their configs say (a copy, a hand edit)."""
+    owner: dict[tuple[str, str, str, str, int, int], ShardRun] = {}
+    for run in runs:
+        for result in run.run.results:
+            holder = owner.setdefault(result.key, run)
+            if holder is not run:
+                model, strategy, modality, seed, variant, repeat = result.key
+                raise MergeRefused(
+                    f"{holder.directory} and {run.directory} overlap: both hold the cell {model} {strategy} "
+                    f"{modality} {seed} variant {variant} repeat {repeat}"
+                )
+
+
+def is_within(path: Path, folder: Path) -> bool:
+    """`path` is `folder` or inside it (both resolved, links followed)."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
