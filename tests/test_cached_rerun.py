@@ -110,3 +110,35 @@ def test_a_planted_or_damaged_models_file_is_not_trusted(tmp_path: Path, monkeyp
     (tmp_path / FILE_NAME).unlink()
     (tmp_path / FILE_NAME).symlink_to(target)
     assert RememberedModels(tmp_path).describe("openai/m", None, "auto").provider == "openai"
+
+
+def test_the_first_call_leaves_before_the_later_cells_are_drawn(words: list[str], monkeypatch) -> None:
+    """Cells are sent as they miss the cache, not after every cell was tried: with drawing made slow
+    (10 ms a cell), the server hears the first request long before the last cell is tried."""
+    import asyncio
+    import time
+
+    import isodyn.experiments.runner as runner
+    from isodyn.experiments.config import parse_overrides
+    from isodyn.experiments.plan import plan_experiment
+    from isodyn.experiments.rundir import new_run_dir
+    from isodyn.testing import ScriptedReply
+
+    events: list[str] = []
+    original = runner.run_cell
+
+    async def slowly_drawn(plan, cell, materials, client, run_dir, backend, memo=None):
+        if backend.__name__ == "replayed":
+            time.sleep(0.01)  # drawing that holds the event loop, as a heavy figure does
+            events.append("tried")
+        return await original(plan, cell, materials, client, run_dir, backend, memo)
+
+    monkeypatch.setattr(runner, "run_cell", slowly_drawn)
+    with OpenAIStub(lambda request: events.append("request") or ScriptedReply()) as stub:
+        args = [*words, f"api_base={stub.base_url}", "variants=40"]
+        plan = plan_experiment(parse_overrides(args))
+        outcome = asyncio.run(runner.execute(plan, new_run_dir(plan.config)))
+    assert outcome.summary["calls_made"] == len(plan.grid.cells) == events.count("request")
+    first_request = events.index("request")
+    assert first_request < len(events) - 1 - events[::-1].index("tried")  # before the last cell was tried
+    assert events[:first_request].count("tried") < len(plan.grid.cells) / 2

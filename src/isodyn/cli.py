@@ -57,7 +57,8 @@ def run(
         typer.Argument(
             help="[STUDY.toml] key=value settings: models, strategies, modalities, seeds, variants, repeats, "
             "base_seed, temperature, max_tokens, api_base, api_key_env, describer, vision, concurrency, rpm, "
-            "tpm, max_retries, timeout, max_cost, dry_run, out, cache_dir, quiet, grader",
+            "tpm, max_retries, timeout, max_cost, dry_run, out, cache_dir, quiet, grader, batch, batch_size, "
+            "batch_wait, batch_fallback, shard",
             show_default=False,
         ),
     ] = None,
@@ -74,7 +75,7 @@ def run(
     A study file (`exp run study.toml`, or config=study.toml) holds the settings; key=value words
     after it override them. The same command after a crash, Ctrl-C or kill -9 resumes the unfinished
     run: finished cells are kept, nothing is called twice. A finished run is replayed from the cache
-    into a new directory."""
+    into a new directory (its report is written again only when the results changed)."""
     from isodyn.commands.run import DryRunEstimate, RunRequest, estimate_run, run_experiment
     from isodyn.run_screen import RunScreen, estimate_text, run_text
 
