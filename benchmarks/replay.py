@@ -9,6 +9,8 @@ about the replay path, not the network); the rerun is timed in a fresh process, 
 rerun a finished experiment. With `--against`, the same cache is rerun by this isodyn (A) and by
 the isodyn whose source folder is named (B, another checkout's `src`), alternately, after one
 untimed rerun each (each fills its own replay memo); every run is printed, then the medians.
+Without it, `exp run` is also timed as a whole command (interpreter start to exit), quiet and with
+its end-of-run table, checking that a cached rerun does not import litellm.
 """
 
 from __future__ import annotations
@@ -76,6 +78,21 @@ def rerun(words: list[str], source: str | None = None) -> dict[str, float]:
     return result
 
 
+def whole_command(words: list[str], quiet: bool) -> float:
+    """`exp run` as a user types it, timed around the process (interpreter start, planning, the
+    rerun, the table unless quiet, the report decision); litellm must not be imported."""
+    chosen = [w for w in words if not w.startswith("quiet=")] + [f"quiet={int(quiet)}"]
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "isodyn", "run", *chosen], capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode:
+        raise SystemExit(done.stderr[-2000:])
+    assert " litellm\n" not in done.stderr, "a cached rerun imported litellm"
+    return seconds
+
+
 def side_by_side(words: list[str], other: str, rounds: int) -> None:
     """A (this isodyn) and B (`other`) alternately on the same cache; every run printed."""
     runs: dict[str, list[dict[str, float]]] = {"A": [], "B": []}
@@ -135,6 +152,7 @@ def main() -> None:
             store.get(key)
         raw = len(keys) / (time.perf_counter() - started)
         store.close()
+        commands = {quiet: [whole_command(words, quiet) for _ in range(RERUNS)] for quiet in (True, False)}
     cells = replay["cells"]
     print(f"cells                                   {cells}")
     fill_rate, run_rate = fill.summary["cells"] / fill_s, cells / replay["run_s"]
@@ -148,6 +166,10 @@ def main() -> None:
         f"{cells / replay['total_s']:,.0f} cells/s (imports, seeds, planning: {replay['plan_s']:.2f} s)"
     )
     print(f"raw diskcache reads                     {raw:,.0f} reads/s")
+    for quiet, runs in commands.items():
+        said = ", ".join(f"{r:.2f}" for r in runs)
+        median = statistics.median(runs)
+        print(f"exp run, whole command, quiet={int(quiet)}      {said} s (median {median:.2f} s)")
 
 
 if __name__ == "__main__":

@@ -214,10 +214,13 @@ async def _execute(
 
             pending: list[Cell] = []  # cache misses held back for batch jobs (batch=1)
             for cell in todo:
+                hits_before = client.cache_hits
                 try:
                     result = await run_cell(plan, cell, materials, client, run_dir, replayed, memo)
                     record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
                 except CacheMiss:
+                    # the attempt's hits (replies earlier cells already brought) count when it runs
+                    client.cache_hits = hits_before
                     if config.batch:
                         pending.append(cell)
                     else:
