@@ -157,9 +157,14 @@ async def _execute(
         client.cache_hits += 1
         return received[key], key, True
 
+    attempt_hits = 0  # cache hits of the cell being replayed, undone if it misses after all
+
     async def replayed(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
+        nonlocal attempt_hits
         found = reused(request, hashed)
-        return found or await client.complete(request, replay_only=True, hashed_messages=hashed)
+        answer = found or await client.complete(request, replay_only=True, hashed_messages=hashed)
+        attempt_hits += 1  # a miss raised above
+        return answer
 
     async def live(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
         found = reused(request, hashed)
@@ -214,13 +219,14 @@ async def _execute(
 
             pending: list[Cell] = []  # cache misses held back for batch jobs (batch=1)
             for cell in todo:
-                hits_before = client.cache_hits
+                attempt_hits = 0
                 try:
                     result = await run_cell(plan, cell, materials, client, run_dir, replayed, memo)
                     record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
                 except CacheMiss:
-                    # the attempt's hits (replies earlier cells already brought) count when it runs
-                    client.cache_hits = hits_before
+                    # the attempt's hits (replies earlier cells already brought) count when it runs;
+                    # not a reset of the counter: calls in flight count theirs meanwhile
+                    client.cache_hits -= attempt_hits
                     if config.batch:
                         pending.append(cell)
                     else:
