@@ -160,7 +160,8 @@ def exp_run(words: list[str], connections: int, out: Path, cache: Path) -> list[
 def run_isodyn(stub: Stub, tmp: Path, words: list[str], cache: Path, connections: int, mode: str) -> Run:
     out = tmp / "isodyn-runs"
     wall, seen = timed(exp_run(words, connections, out, cache), tmp, child_env({}), stub)
-    shutil.rmtree(out)
+    if mode == "cached":  # a rerun sits beside the run it repeats, as in a user's project folder
+        shutil.rmtree(out)
     return finished("isodyn", mode, connections, wall, seen)
 
 
