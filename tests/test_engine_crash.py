@@ -123,6 +123,6 @@ def test_the_embedded_model_runs_one_engine_per_core_and_overlapping_calls_use_t
     assert len({s.split()[1] for s in said}) == 2  # two engines answered, at the same time
     import os
 
-    assert all(s.endswith(f"threads {max(1, (os.cpu_count() or 1) // 2)}") for s in said)
+    assert all(s.endswith(f"threads {max(1, len(os.sched_getaffinity(0)) // 2)}") for s in said)
     monkeypatch.setenv("ISODYN_LOCAL_ENGINES", "junk")  # not a count from 1 to 16: one per core
     assert local.engine_count() == min(16, len(os.sched_getaffinity(0)))

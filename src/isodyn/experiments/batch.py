@@ -37,7 +37,6 @@ from isodyn.experiments.batch_jobs import (
 )
 from isodyn.experiments.batch_ledger import BatchJob, BatchLedger
 from isodyn.experiments.cells import Backend, RunMaterials, run_cell
-from isodyn.experiments.config import api_bases
 from isodyn.experiments.llm import (
     BudgetExhausted,
     CachedClient,
@@ -48,7 +47,7 @@ from isodyn.experiments.llm import (
     redact_secrets,
 )
 from isodyn.experiments.plan import Plan
-from isodyn.models.requests import ModelRequest
+from isodyn.models.requests import ModelRequest, replicas_of
 from isodyn.record import Cell
 
 
@@ -128,7 +127,7 @@ class _BatchRun:
         self.ledger = BatchLedger(parts.run_dir)
         self.on_progress = on_progress
         # the first replica: a job is polled where it was made, so the ledger names the server
-        self.server = api_bases(self.config)[0] if self.config.api_base else None
+        self.server = replicas_of(self.config.api_base)[0] if self.config.api_base else None
         self.active = {job.batch_id: job for job in self.ledger.pending()}  # earlier processes' too
         self.known = len(self.active)
         self.done = 0

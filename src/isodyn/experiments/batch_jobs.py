@@ -15,7 +15,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, get_args
 
-from isodyn.models.catalog import LOCAL_PROVIDER, is_local, litellm_module
+from isodyn.experiments.llm import estimated_tokens
+from isodyn.models.catalog import LOCAL_PROVIDER, is_local, litellm_module, price_entry
 from isodyn.models.requests import ModelRequest, Reply
 
 ENDPOINT = "/v1/chat/completions"
@@ -187,8 +188,7 @@ def batch_prices(model: str) -> tuple[float, float]:
     Unpriced models (local, self-hosted) cost 0."""
     if is_local(model):
         return 0.0, 0.0
-    table = litellm_module().model_cost
-    entry = table.get(model) or table.get(model.split("/", 1)[-1]) or {}
+    entry = price_entry(model)
     prices = []
     for kind in ("input", "output"):
         batch = entry.get(f"{kind}_cost_per_token_batches")
@@ -206,5 +206,5 @@ def batch_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float:
 def estimate_batch_cost(request: ModelRequest) -> float:
     """The upper estimate `llm.estimate_cost` makes, at the batch price."""
     into, out = batch_prices(request.model)
-    prompt_tokens = len(json.dumps(request.messages)) / 3
-    return prompt_tokens * into + int(request.params.get("max_tokens", 512)) * out
+    prompt_tokens, output_tokens = estimated_tokens(request)
+    return prompt_tokens * into + output_tokens * out

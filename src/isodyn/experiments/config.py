@@ -47,8 +47,9 @@ class ExperimentConfig:
     repeats: int = 1
     temperature: float = 0.0  # DynaMath samples at temperature 0
     max_tokens: int = 512
-    # One server, or several replicas of one (comma-separated, `api_bases()`): calls are spread over
-    # them through litellm's Router; which replica answered is not part of a cache key.
+    # One server, or several replicas of one (comma-separated; `models.requests.replicas_of` splits
+    # them): calls are spread over them through litellm's Router; which replica answered is not part
+    # of a cache key.
     api_base: str | None = None
     # The environment variable holding the key for the `api_base` server; none: no key is sent there.
     api_key_env: str | None = None
@@ -193,11 +194,6 @@ def _api_base(value: str) -> str:
         check_server_address(stripped)
         addresses.append(stripped)
     return ",".join(dict.fromkeys(addresses))
-
-
-def api_bases(config: ExperimentConfig) -> tuple[str, ...]:
-    """The servers `api_base` names: none, one, or several replicas."""
-    return tuple(config.api_base.split(",")) if config.api_base else ()
 
 
 def _shard(value: str) -> tuple[int, int]:

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from isodyn.cache import ResponseCache, cache_key
-from isodyn.models.catalog import is_local, litellm_module
+from isodyn.models.catalog import is_local, litellm_module, price_entry
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.local import engine_count, register_with_litellm
-from isodyn.models.replicas import complete_on_replicas, replicas_of
-from isodyn.models.requests import ModelRequest, Reply
+from isodyn.models.replicas import complete_on_replicas
+from isodyn.models.requests import ModelRequest, Reply, replicas_of
 
 # litellm exception class -> the short reason recorded on a cell; the most specific class wins.
 _ERROR_REASONS = {
@@ -335,16 +335,18 @@ class BudgetExhausted(RuntimeError):
     pass
 
 
+def estimated_tokens(request: ModelRequest) -> tuple[float, int]:
+    """An upper estimate of a call's tokens before it is made: prompt characters / 3 in, max_tokens out."""
+    return len(json.dumps(request.messages)) / 3, int(request.params.get("max_tokens", 512))
+
+
 def estimate_cost(request: ModelRequest) -> float:
-    """Upper estimate of one call's cost from litellm's price table: prompt characters / 3 as tokens,
-    plus max_tokens of output. Models without a price (local, self-hosted) cost 0."""
+    """Upper estimate of one call's cost from litellm's price table (`estimated_tokens`). Models
+    without a price (local, self-hosted) cost 0."""
     if is_local(request.model):
         return 0.0
-    prices = litellm_module().model_cost.get(request.model) or litellm_module().model_cost.get(
-        request.model.split("/", 1)[-1], {}
-    )
-    prompt_tokens = len(json.dumps(request.messages)) / 3
-    output_tokens = int(request.params.get("max_tokens", 512))
+    prices = price_entry(request.model)
+    prompt_tokens, output_tokens = estimated_tokens(request)
     return prompt_tokens * float(prices.get("input_cost_per_token") or 0) + output_tokens * float(
         prices.get("output_cost_per_token") or 0
     )
@@ -375,9 +377,8 @@ class Budget:
 def has_price(model: str) -> bool:
     if is_local(model):
         return False
-    table = litellm_module().model_cost
-    entry = table.get(model) or table.get(model.split("/", 1)[-1])
-    return bool(entry and (entry.get("input_cost_per_token") or entry.get("output_cost_per_token")))
+    entry = price_entry(model)
+    return bool(entry.get("input_cost_per_token") or entry.get("output_cost_per_token"))
 
 
 async def call_litellm(
@@ -503,7 +504,7 @@ class CachedClient:
     async def _call_with_retries(self, request: ModelRequest, key: str) -> Reply:
         gate = self.gate(request.model)
         estimate = estimate_cost(request)
-        tokens = int(len(json.dumps(request.messages)) / 3 + int(request.params.get("max_tokens", 512)))
+        tokens = int(sum(estimated_tokens(request)))
         for attempt in range(self.limits.max_retries + 1):
             self.budget.reserve(estimate)
             await gate.acquire(tokens)

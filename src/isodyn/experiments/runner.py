@@ -189,7 +189,7 @@ async def _execute(
 
             cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
             in_flight: set[asyncio.Task[None]] = set()
-            checked: dict[str, str | None] = {}  # model -> why it cannot be called (None: it can)
+            checked: set[str] = set()  # models whose server was checked before their first call
 
             async def guarded(cell: Cell) -> None:
                 nonlocal undone
@@ -208,8 +208,8 @@ async def _execute(
                 nothing is paid), not one retried error per cell."""
                 nonlocal stopped, undone
                 if cell.model not in checked:
-                    checked[cell.model] = _unavailable({cell.model}, config.api_base)
-                    stopped = stopped or checked[cell.model]
+                    checked.add(cell.model)
+                    stopped = stopped or _unavailable({cell.model}, config.api_base)
                 if stopped:
                     undone += 1
                     return

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from isodyn.errors import IsodynError
 from isodyn.models.local import LOCAL_MODELS, LOCAL_PROVIDER
+from isodyn.models.requests import replicas_of
 
 VisionOverride = Literal["auto", "yes", "no"]
 
@@ -43,18 +44,26 @@ def _price_only_what_has_a_price(litellm: Any) -> None:
         return
     table = litellm.model_cost
 
-    def priced(model: str) -> bool:
-        return model in table or model.split("/", 1)[-1] in table
-
     @functools.wraps(original)
     def response_cost_calculator(*args: Any, **kwargs: Any) -> Any:
         model = kwargs.get("model")
-        if isinstance(model, str) and not priced(model):
+        if isinstance(model, str) and not _entry_in(table, model):
             return None
         return original(*args, **kwargs)
 
     response_cost_calculator.isodyn_wrapped = True  # type: ignore[attr-defined]
     litellm.response_cost_calculator = response_cost_calculator
+
+
+def _entry_in(table: dict[str, Any], model: str) -> dict[str, Any]:
+    """A model's entry in litellm's price table, under its full id or without its provider prefix
+    (`openai/gpt-4o` is priced as `gpt-4o`); {} when it has none."""
+    return table.get(model) or table.get(model.split("/", 1)[-1]) or {}
+
+
+def price_entry(model: str) -> dict[str, Any]:
+    """litellm's prices and facts for `model` ({} for a model its table does not know)."""
+    return _entry_in(litellm_module().model_cost, model)
 
 
 @dataclass(frozen=True)
@@ -80,7 +89,7 @@ def describe_model(name: str, api_base: str | None, vision: VisionOverride = "au
     litellm = litellm_module()
     try:
         # several replicas (`URL1,URL2`) serve one model: the first tells the provider as well as any
-        first = api_base.split(",", 1)[0] if api_base else None
+        first = replicas_of(api_base)[0] if api_base else None
         _, provider, _, _ = litellm.get_llm_provider(model=name, api_base=first)
     except Exception as exc:
         raise ModelError(
@@ -89,7 +98,7 @@ def describe_model(name: str, api_base: str | None, vision: VisionOverride = "au
             f"{LOCAL_PROVIDER}/smollm2-135m, or openai/NAME with api_base=URL for your own server; "
             "short names: exp list models"
         ) from exc
-    known = name in litellm.model_cost or name.split("/", 1)[-1] in litellm.model_cost
+    known = bool(_entry_in(litellm.model_cost, name))
     if vision == "auto":
         try:
             sees = bool(litellm.supports_vision(model=name, custom_llm_provider=provider))

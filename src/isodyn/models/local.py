@@ -61,6 +61,11 @@ def _text_of(content: Any) -> str:
     return "\n".join(parts)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (a container or `taskset` may allow fewer than the machine has)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def engine_count() -> int:
     """How many engines (child processes) the embedded model runs in: one per core this process may
     use, each with one thread (`ISODYN_LOCAL_ENGINES` overrides, 1 to 16). A 135M model leaves
@@ -68,8 +73,7 @@ def engine_count() -> int:
     chosen = os.environ.get("ISODYN_LOCAL_ENGINES", "")
     if chosen.isdigit() and 1 <= int(chosen) <= 16:
         return int(chosen)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, 16))
+    return max(1, min(usable_cores(), 16))
 
 
 class _Engine:
@@ -81,7 +85,7 @@ class _Engine:
         from isodyn.models.engine import EngineProcess
 
         count = engine_count()
-        threads = {"ISODYN_ENGINE_THREADS": str(max(1, (os.cpu_count() or 1) // count))}
+        threads = {"ISODYN_ENGINE_THREADS": str(max(1, usable_cores() // count))}
         # Loaded side by side: each child reads the model and tries a few tokens before it is ready.
         with ThreadPoolExecutor(count) as loading:
             started = [
@@ -96,11 +100,10 @@ class _Engine:
                 for process in processes:
                     process.close()
                 raise
-        for process in processes:
-            atexit.register(process.close)
         self.processes = tuple(processes)
         self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
         for process in processes:
+            atexit.register(process.close)
             self._idle.put(process)
 
     def chat(self, messages: list[dict[str, Any]], params: dict[str, Any]) -> dict[str, Any]:

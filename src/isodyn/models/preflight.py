@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 from isodyn.models.catalog import LOCAL_PROVIDER, is_local
-from isodyn.models.replicas import replicas_of
+from isodyn.models.requests import replicas_of
 
 PROBE_SECONDS = 3.0
 

@@ -30,17 +30,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from isodyn.models.requests import replicas_of
+
 COOLDOWN_S = 5.0  # litellm's own default; how long a failed replica is left out of the picks
 
 # (model, replicas, key) -> its Router, built once: the Router keeps one HTTP client per replica,
 # and building one per call would open a connection per call. The key is part of the identity so a
 # changed key is never sent with an old Router; it is held in memory only.
 _routers: dict[tuple[str, tuple[str, ...], str], Any] = {}
-
-
-def replicas_of(api_base: str | None) -> tuple[str, ...]:
-    """The addresses `api_base` names (config.py joins several with ","): none, one, or replicas."""
-    return tuple(api_base.split(",")) if api_base else ()
 
 
 # Not an IsodynError: retried, then recorded as a cell's reason (error:unavailable); never shown as one.

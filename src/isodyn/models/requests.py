@@ -70,6 +70,11 @@ def hash_images(value: Any) -> Any:
     return value
 
 
+def replicas_of(api_base: str | None) -> tuple[str, ...]:
+    """The addresses `api_base` names (config.py joins several with ","): none, one, or replicas."""
+    return tuple(api_base.split(",")) if api_base else ()
+
+
 def image_digest(image: bytes) -> str:
     """How a transcript names an image: `sha256:<hex of its bytes>` (the render cache keeps each
     image drawn under this name, for a viewer to show)."""
