@@ -92,7 +92,10 @@ class SeedProgram(ABC):
         """Show `variant` in `modality` (one of `self.modalities`)."""
 
     def variant(self, index: int, base_seed: int = 0) -> Variant:
-        rng = variant_rng(self.seed_id, index, base_seed)
+        return self.variant_from(variant_rng(self.seed_id, index, base_seed), index, base_seed)
+
+    def variant_from(self, rng: np.random.Generator, index: int, base_seed: int) -> Variant:
+        """The variant drawn from `rng` (a search passes a recording one, `generators.tape`)."""
         draw = (
             self.sample_for(rng, self.classes[index % len(self.classes)])
             if self.classes

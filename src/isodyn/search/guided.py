@@ -1,0 +1,210 @@
+"""The guided searcher: cover each of the seed's draws evenly, then search around the failures found.
+
+What it may vary is what the seed itself draws (`generators/tape.py`): every value a draw can return is
+a legitimate variant, and the seed computes the truth from it. Two moves:
+
+- **Explore** (until a failure is found, and a quarter of the time after): a fresh variant index whose
+  first `DIMENSIONS` tweakable draws are set from one point of a scrambled Sobol sequence, after two
+  points at the ends of every range (all draws at their lowest, then at their highest). Each draw's
+  range is then covered evenly rather than by independent luck: a failure region that depends on one or
+  two of the seed's parameters (a number past some size, a slope's sign, an interval) is met sooner
+  than by random draws, and a region with no such structure as soon as by them.
+- **Mutate** (three quarters of the time once a confirmed failure exists): change one draw of a failing
+  variant (a small step, a jump within its range, or another option) to find its neighbours. Which
+  draw to change is a bandit (Thompson sampling over draws, Beta(1 + failures, 1 + passes) of the
+  mutations of that draw), so draws whose changes keep producing failures are changed more.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from isodyn.generators.base import SeedProgram
+from isodyn.generators.tape import DrawRecord, Genome, TapeError, Value, realize
+from isodyn.search.record import Searcher, TrialStatus
+from isodyn.search.searchers import Proposal
+
+DIMENSIONS = 32  # draws set by the design; later draws of a variant stay as its index drew them
+EXPLOIT_SHARE = 0.75
+BLOCK = 1024  # Sobol points made at a time (a power of two keeps their balance)
+EXPLORE = "explore"
+
+
+@dataclass
+class _Arm:
+    failures: int = 0
+    passes: int = 0
+
+
+@dataclass(frozen=True)
+class _Failure:
+    number: int
+    genome: Genome
+    draws: tuple[DrawRecord, ...]
+
+
+@dataclass
+class GuidedSearch:
+    seed: SeedProgram
+    base_seed: int
+    rng_seed: int
+    kind: Searcher = Searcher.GUIDED
+    _rng: np.random.Generator = field(init=False)
+    _points: list[np.ndarray] = field(init=False, default_factory=list)
+    _sobol: Any = field(init=False, default=None)
+    _explored: int = field(init=False, default=0)
+    _failures: list[_Failure] = field(init=False, default_factory=list)
+    _arms: dict[int, _Arm] = field(init=False, default_factory=dict)
+    _proposed: set[str] = field(init=False, default_factory=set)
+
+    def __post_init__(self) -> None:
+        self._rng = np.random.default_rng([self.rng_seed, 0x5EA2C4])
+
+    # --- the two moves -------------------------------------------------------------------------------
+
+    def propose(self) -> Proposal | None:
+        if self._failures and self._rng.random() < EXPLOIT_SHARE:
+            mutated = self._mutation()
+            if mutated is not None:
+                return self._remember(mutated)
+        for _ in range(100):  # an exploration point the seed cannot draw is passed over
+            explored = self._exploration()
+            if explored is not None and explored.genome.key() not in self._proposed:
+                return self._remember(explored)
+        return None
+
+    def observe(
+        self, number: int, proposal: Proposal, draws: tuple[DrawRecord, ...], status: TrialStatus
+    ) -> None:
+        failed = status is TrialStatus.CONFIRMED
+        if proposal.arm is not None and proposal.arm != EXPLORE:
+            arm = self._arms.setdefault(int(proposal.arm), _Arm())
+            if failed:
+                arm.failures += 1
+            elif status in (TrialStatus.PASSED, TrialStatus.FLUKE, TrialStatus.UNCLEAR):
+                arm.passes += 1
+        if failed:
+            self._failures.append(_Failure(number, proposal.genome, draws))
+
+    def _remember(self, proposal: Proposal) -> Proposal:
+        self._proposed.add(proposal.genome.key())
+        return proposal
+
+    # --- explore -------------------------------------------------------------------------------------
+
+    def _next_point(self) -> np.ndarray:
+        m = self._explored
+        self._explored += 1
+        if m == 0:
+            return np.zeros(DIMENSIONS)
+        if m == 1:
+            return np.full(DIMENSIONS, 1.0 - 1e-9)
+        if not self._points:
+            if self._sobol is None:
+                from scipy.stats import qmc  # seconds to import: only when a guided search runs
+
+                self._sobol = qmc.Sobol(d=DIMENSIONS, scramble=True, seed=self._rng)
+            self._points = list(self._sobol.random(BLOCK))
+            self._points.reverse()  # popped from the end
+        return self._points.pop()
+
+    def _exploration(self) -> Proposal | None:
+        index = self._explored
+        point = self._next_point()
+        try:
+            base = realize(self.seed, Genome(self.seed.seed_id, index, self.base_seed))
+        except TapeError:
+            return None
+        tweaks: dict[int, Value] = {}
+        for draw, u in zip(_designable(base.draws), point, strict=False):
+            value = design_value(draw, float(u))
+            if value is not None:
+                tweaks[draw.position] = value
+        return Proposal(base.genome.with_tweaks(tweaks), arm=EXPLORE)
+
+    # --- mutate --------------------------------------------------------------------------------------
+
+    def _mutation(self) -> Proposal | None:
+        for _ in range(20):
+            parent = self._failures[int(self._rng.integers(len(self._failures)))]
+            candidates = [d for d in parent.draws if d.high > d.low]
+            if not candidates:
+                return None
+            draw = max(candidates, key=self._sampled_rate)
+            value = mutate(draw, self._rng)
+            if value is None:
+                continue
+            genome = parent.genome.with_tweaks({draw.position: value})
+            if genome.key() not in self._proposed:
+                return Proposal(genome, parent=parent.number, arm=str(draw.position))
+        return None
+
+    def _sampled_rate(self, draw: DrawRecord) -> float:
+        arm = self._arms.get(draw.position, _Arm())
+        return float(self._rng.beta(1 + arm.failures, 1 + arm.passes))
+
+
+def _designable(draws: tuple[DrawRecord, ...]) -> list[DrawRecord]:
+    """The draws the design sets: scalar ones with more than one value, in the order drawn."""
+    return [d for d in draws if d.size == 1 and d.high > d.low and d.kind != "permutation"][:DIMENSIONS]
+
+
+def design_value(draw: DrawRecord, u: float) -> Value | None:
+    """The value at quantile `u` (0 <= u < 1) of the draw's range; None when that value is not allowed."""
+    if draw.kind in ("random", "uniform"):
+        return min(draw.low + u * (draw.high - draw.low), math.nextafter(draw.high, -math.inf))
+    span = int(draw.high) - int(draw.low) + 1
+    value = int(draw.low) + min(int(u * span), span - 1)
+    if draw.kind == "choice" and draw.weights is not None and draw.weights[value] <= 0:
+        return None
+    return value
+
+
+def mutate(draw: DrawRecord, rng: np.random.Generator) -> Value | None:
+    """A neighbouring value of the draw: one of its values changed (a small step, a jump within the
+    range, or another option); None when the draw has no other value to give."""
+    values: list[Any] = draw.values
+    at = int(rng.integers(len(values)))
+    if draw.kind == "permutation" or (draw.kind == "choice" and draw.distinct and len(values) > 1):
+        if draw.kind == "choice":
+            unused = [
+                i for i in range(int(draw.low), int(draw.high) + 1) if i not in values and _allowed(draw, i)
+            ]
+            if not unused:
+                return None
+            values[at] = unused[int(rng.integers(len(unused)))]
+        else:
+            other = int(rng.integers(len(values)))
+            values[at], values[other] = values[other], values[at]
+    elif draw.kind in ("random", "uniform"):
+        width = draw.high - draw.low
+        step = rng.normal(0.0, 0.1 * width) if rng.random() < 0.7 else rng.uniform(-width, width)
+        values[at] = float(min(max(values[at] + step, draw.low), math.nextafter(draw.high, -math.inf)))
+    else:
+        values[at] = _integer_step(draw, int(values[at]), rng)
+        if draw.kind == "choice" and not _allowed(draw, values[at]):
+            return None
+    mutated: Value = values if draw.size > 1 or isinstance(draw.value, list) else values[0]
+    return None if json.dumps(mutated) == json.dumps(draw.value) else mutated
+
+
+def _integer_step(draw: DrawRecord, value: int, rng: np.random.Generator) -> int:
+    low, high = int(draw.low), int(draw.high)
+    roll = rng.random()
+    if draw.kind == "choice" or roll < 0.2:  # options have no order: any other one; or a jump
+        step = int(rng.integers(low, high + 1)) - value
+    elif roll < 0.7:
+        step = int(rng.choice((-1, 1)))
+    else:
+        reach = max(2, math.ceil(0.15 * (high - low)))
+        step = int(rng.integers(1, reach + 1)) * int(rng.choice((-1, 1)))
+    return min(max(value + step, low), high)
+
+
+def _allowed(draw: DrawRecord, index: int) -> bool:
+    return draw.weights is None or draw.weights[index] > 0
