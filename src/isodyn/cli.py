@@ -102,6 +102,41 @@ def run(
         raise typer.Exit(code=1)
 
 
+@app.command(context_settings={"allow_extra_args": False})
+def search(
+    settings: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="key=value settings: budget (calls per seed and searcher, default 50), searcher "
+            "(guided, random, both), confirm (fresh repeats a failure must fail again, default 2), baseline "
+            "(DynaMath's variants asked first, default 10), transfer (models the hard set is asked to), "
+            "search_seed; and a run's models, strategies, modalities, seeds, temperature, max_tokens, "
+            "api_base, api_key_env, vision, concurrency, max_cost, out, cache_dir, quiet, grader, ...",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Search each seed's variants for those the model answers wrongly, within a budget of calls.
+
+    Writes out/search-STAMP-ID/: trials.jsonl, report.md (worst case against variants tried, what the
+    failures share, DynaMath's 10 variants against the search), and hardset/ (the confirmed failing
+    variants: `exp run dataset=out/search-.../hardset` asks exactly those). The same command again
+    asks the same variants and replays every call from the cache."""
+    from isodyn.commands.search import SearchRequest, run_search
+    from isodyn.search.screen import SearchScreen, search_text
+
+    screen = SearchScreen()
+    try:
+        request = SearchRequest.from_words(settings or [])
+        screen.quiet = request.config.quiet
+        done = run_search(request, screen)
+    except IsodynError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        screen.close()
+    console.print(search_text(done), highlight=False, markup=False)
+
+
 @app.command()
 def describe(
     dataset: Annotated[str, typer.Argument(help="a dataset= value: PATH or PREFIX:PATH (exp list datasets)")],

@@ -1,0 +1,505 @@
+"""A worst-variant search's report: Markdown from its trials (pure), and its one figure (`draw_curves`).
+
+Model names, strategy names, seed ids, params and extracted replies are untrusted: every one of them
+reaches the Markdown through `markdown_table` (cells) or `markdown_text` (prose), and never starts a
+line, so none can open a heading, split a table row or smuggle in a tag.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pandas as pd
+
+from isodyn.analysis.markdown import markdown_table
+from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS
+from isodyn.analysis.stats import Interval
+from isodyn.search.analysis import (
+    MIN_EACH,
+    Arm,
+    CategoryFeature,
+    Curve,
+    Explanation,
+    Feature,
+    Gap,
+    NumberFeature,
+    NumberSizes,
+    Quantiles,
+    Transfer,
+    all_curves,
+    dynamath_gap,
+    explain,
+    hard_set,
+    number_sizes,
+    outcomes,
+    transfer_share,
+)
+from isodyn.search.record import Trial
+from isodyn.textsafe import markdown_text
+
+TRIED_MARKS = (1, 10, 25, 50, 100)
+DYNAMATH_VARIANTS = 10  # DynaMath's worst case is over variants 0..9
+LISTED_SEEDS = 50  # fallen seeds listed per arm before "and N more"
+TEXT_CUT = 80  # characters of a truth or a reply shown in the hard-set table
+
+
+@dataclass(frozen=True)
+class SearchReportInput:
+    """What `search_report` renders. `reference`: seed id -> params of plain random variants (for the
+    number sizes); `settings`: (name, value) pairs as the run was asked for (budget, confirm,
+    searchers, ...); `curves_figure`: the path of `draw_curves`' PNG relative to the report;
+    `budget`: calls per unit, the last column of the worst-case table (the longest curve when None)."""
+
+    trials: Sequence[Trial]
+    reference: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
+    settings: Sequence[tuple[str, str]] = ()
+    curves_figure: str | None = None
+    budget: int | None = None
+    resamples: int = 2000
+    seed: int = 0
+    hard_set_rows: int = 50
+    title: str = "Worst-variant search"
+
+
+# --- formatting -----------------------------------------------------------------------------------------
+
+
+def _number(value: float, places: int = 3) -> str:
+    return "–" if math.isnan(value) else f"{value:.{places}f}"
+
+
+def _estimate(interval: Interval, seeds: int, scale: float = 1.0, places: int = 3) -> str:
+    """The estimate, with its interval from `MIN_INTERVAL_SEEDS` seeds up (fewer say nothing)."""
+    shown = _number(interval.estimate * scale, places)
+    if seeds < MIN_INTERVAL_SEEDS or math.isnan(interval.low):
+        return shown
+    return f"{shown} ({_number(interval.low * scale, places)}–{_number(interval.high * scale, places)})"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "–"
+
+
+def _cut(text: str | None, width: int = TEXT_CUT) -> str:
+    if text is None:
+        return "–"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _arm_columns(arm: Arm) -> dict[str, str]:
+    return {"model": arm.model, "strategy": arm.strategy, "modality": arm.modality.value}
+
+
+def _arm_text(arm: Arm) -> str:
+    """An arm in prose, escaped (never at the start of a line)."""
+    return markdown_text(arm.label())
+
+
+def _figure_link(alt: str, path: str) -> str:
+    # Percent-encoded: a path holding `)`, spaces or `<` cannot end the link or start markup.
+    return f"![{alt}]({quote(path)})"
+
+
+# --- sections -------------------------------------------------------------------------------------------
+
+
+def _searched(given: SearchReportInput) -> list[str]:
+    lines = ["## What was searched", ""]
+    if given.settings:
+        settings = pd.DataFrame([{"setting": k, "value": v} for k, v in given.settings])
+        lines += [markdown_table(settings), ""]
+    counts = outcomes(given.trials, per_searcher=True)
+    units = len({t.unit for t in given.trials})
+    calls = sum(c.calls for c in counts)
+    cached = sum(c.cached_calls for c in counts)
+    lines += [
+        f"{units} units (model × strategy × modality × seed), {len(given.trials)} trials, {calls} calls "
+        f"spent, {_share(cached, calls)} of them from the cache.",
+        "",
+    ]
+    rows = [
+        {
+            **_arm_columns(c.arm),
+            "searcher": str(c.searcher),
+            "units": c.units,
+            "trials": c.trials,
+            "answered": c.answered,
+            "calls": c.calls,
+            "cached": _share(c.cached_calls, c.calls),
+        }
+        for c in counts
+    ]
+    return [*lines, markdown_table(pd.DataFrame(rows)), ""]
+
+
+def _curves(given: SearchReportInput, curves: Sequence[Curve]) -> list[str]:
+    lines = [
+        "## Worst case vs variants tried",
+        "",
+        "Worst-case accuracy after t variants tried: the share of seeds with no confirmed failure among "
+        "their first t answered variants (a seed whose budget ran out keeps its last value); 95% "
+        f"cluster-bootstrap intervals over seeds, shown from {MIN_INTERVAL_SEEDS} seeds up.",
+        "",
+    ]
+    if not curves:
+        return [*lines, "_(no answered trials)_", ""]
+    bound = given.budget or max(len(c.points) for c in curves)
+    marks = [t for t in TRIED_MARKS if t < bound] + [bound]
+    rows = [
+        {
+            **_arm_columns(c.arm),
+            "searcher": str(c.searcher),
+            "seeds": c.seeds,
+            **{f"t = {t}": _estimate(c.at(t), c.seeds) for t in marks},
+        }
+        for c in curves
+    ]
+    lines += [markdown_table(pd.DataFrame(rows)), ""]
+    if given.curves_figure:
+        lines += [_figure_link("Worst-case accuracy against variants tried", given.curves_figure), ""]
+    return lines
+
+
+def _gap_sentence(gap: Gap) -> str:
+    points = _number(gap.overestimate.estimate * 100, 1)
+    if gap.seeds >= MIN_INTERVAL_SEEDS:
+        low, high = _number(gap.overestimate.low * 100, 1), _number(gap.overestimate.high * 100, 1)
+        how_sure = f"(95% CI {low} to {high})"
+    else:
+        how_sure = f"(too few seeds for an interval: {gap.seeds})"
+    return (
+        f"- DynaMath's {DYNAMATH_VARIANTS}-variant worst case overestimates robustness by {points} points "
+        f"{how_sure} for {_arm_text(gap.arm)}."
+    )
+
+
+def _gaps(gaps: Sequence[Gap]) -> list[str]:
+    lines = [
+        "## DynaMath's 10 variants vs the search",
+        "",
+        f"A_wst over DynaMath's variants 0..{DYNAMATH_VARIANTS - 1} against A_wst once the search's "
+        "variants are added (a seed is robust only with no confirmed failure in either); the "
+        "overestimate is their difference in points, a paired cluster-bootstrap interval over seeds.",
+        "",
+    ]
+    measured = [g for g in gaps if g.seeds]
+    lines += [_gap_sentence(g) for g in measured]
+    lines += [f"- No baseline trials for {_arm_text(g.arm)}: left out." for g in gaps if not g.seeds]
+    rows = [
+        {
+            **_arm_columns(g.arm),
+            "seeds": g.seeds,
+            "A_wst (10 variants)": _estimate(g.baseline, g.seeds),
+            "A_wst (searched)": _estimate(g.searched, g.seeds),
+            "overestimate (points)": _estimate(g.overestimate, g.seeds, 100, 1),
+            "seeds fell": len(g.fallen),
+            "left out (no baseline)": g.left_out,
+        }
+        for g in measured
+    ]
+    return [*lines, "", markdown_table(pd.DataFrame(rows)), ""]
+
+
+def _fallen(gaps: Sequence[Gap]) -> list[str]:
+    lines = [
+        "## Seeds whose worst case fell",
+        "",
+        f"Seeds robust on DynaMath's {DYNAMATH_VARIANTS} variants on which the search confirmed a failure.",
+        "",
+    ]
+    shown = [g for g in gaps if g.fallen]
+    if not shown:
+        return [*lines, "_(none)_", ""]
+    for gap in shown:
+        robust = round(gap.baseline.estimate * gap.seeds)
+        listed = ", ".join(markdown_text(s) for s in gap.fallen[:LISTED_SEEDS])
+        more = f" and {len(gap.fallen) - LISTED_SEEDS} more" if len(gap.fallen) > LISTED_SEEDS else ""
+        lines.append(f"- In {_arm_text(gap.arm)}, {len(gap.fallen)} of {robust} robust seeds: {listed}{more}")
+    return [*lines, ""]
+
+
+def _feature_row(feature: Feature) -> dict[str, str]:
+    if isinstance(feature, NumberFeature):
+        return {
+            "feature": feature.name,
+            "in failures": f"median {feature.median_failed:.4g}",
+            "in passes": f"median {feature.median_passed:.4g}",
+            "effect": f"AUC {feature.auc:.2f} ({feature.direction} in failures)",
+        }
+    assert isinstance(feature, CategoryFeature)
+    return {
+        "feature": f"{feature.name} = {_cut(feature.value, 40)}",
+        "in failures": f"{feature.share_failed:.0%} of {feature.failed}",
+        "in passes": f"{feature.share_passed:.0%} of {feature.passed}",
+        "effect": f"+{feature.effect * 100:.0f} points",
+    }
+
+
+def _explanation(explanation: Explanation) -> list[str]:
+    lines = [
+        f"### {markdown_text(explanation.unit.label())}",
+        "",
+        f"{explanation.failures} confirmed failures, {explanation.passes} passes.",
+        "",
+        markdown_table(pd.DataFrame([_feature_row(f) for f in explanation.features])),
+        "",
+    ]
+    if explanation.tweaks:
+        tweaks = pd.DataFrame(
+            [
+                {
+                    "draw": t.position,
+                    "mutations": t.tried,
+                    "pass → failure": t.broke,
+                    "failure → pass": t.repaired,
+                }
+                for t in explanation.tweaks
+            ]
+        )
+        lines += [
+            "Draws the guided search changed, and what changing them did:",
+            "",
+            markdown_table(tweaks),
+            "",
+        ]
+    return lines
+
+
+def _explanations(explanations: Sequence[Explanation]) -> list[str]:
+    lines = [
+        "## What the failures share",
+        "",
+        "Per unit, the params of its confirmed failures against its passed variants (baseline, random and "
+        "guided trials pooled; flukes and unclear replies are neither). Numbers: medians and AUC, the "
+        "chance that a failure's value exceeds a pass's (0.5: no difference); categories: the value most "
+        "over-represented in failures. Descriptive, not causal: guided search crowds near failures.",
+        "",
+    ]
+    said = [e for e in explanations if e.enough and e.features]
+    for explanation in said:
+        lines += _explanation(explanation)
+    few = [e for e in explanations if not e.enough and e.failures]
+    none = [e for e in explanations if not e.failures]
+    flat = [e for e in explanations if e.enough and not e.features]
+    lines.append(
+        f"{len(said)} units explained; {len(few)} had too few confirmed failures or passes to say "
+        f"(fewer than {MIN_EACH} each); {len(none)} had no confirmed failure"
+        + (f"; in {len(flat)} no parameter varied between failures and passes." if flat else ".")
+    )
+    return [*lines, ""]
+
+
+def _quantiles(q: Quantiles) -> str:
+    return f"{_number(q.q10, 2)} / {_number(q.q50, 2)} / {_number(q.q90, 2)}"
+
+
+def _sizes(sizes: Sequence[NumberSizes], referenced: bool) -> list[str]:
+    lines = [
+        "## Number sizes",
+        "",
+        "A variant's number size is its largest |number|; shown as log10(1 + size), quantiles 10 / 50 / "
+        "90. Each confirmed failure is placed within plain random variants of its own seed (mid-rank "
+        "percentile; 0.5: no bigger than random); the mean over failures has a cluster-bootstrap "
+        "interval over seeds.",
+        "",
+    ]
+    if not referenced:
+        return [*lines, "_(no random variants were given to compare with)_", ""]
+    if not sizes:
+        return [*lines, "_(no confirmed failures)_", ""]
+    rows = [
+        {
+            **_arm_columns(s.arm),
+            "failures": s.failures,
+            "seeds": s.seeds,
+            "failures' sizes": _quantiles(s.failed),
+            "random variants' sizes": _quantiles(s.reference),
+            "mean percentile": _estimate(s.percentile, s.seeds),
+            "left out (no reference)": s.unreferenced,
+        }
+        for s in sizes
+    ]
+    lines += [markdown_table(pd.DataFrame(rows)), ""]
+    lines += [f"- In {_arm_text(s.arm)}: {s.verdict}." for s in sizes]
+    return [*lines, ""]
+
+
+def _flukes(trials: Sequence[Trial]) -> list[str]:
+    counts = outcomes(trials)
+    own = [c for c in counts if c.searcher is None]  # the sentence is about the search; transfer apart
+    candidates = sum(c.candidates for c in own)
+    not_confirmed = sum(c.not_confirmed for c in own)
+    rows = [
+        {
+            **_arm_columns(c.arm),
+            "trials": "transfer" if c.searcher else "own search",
+            "answered": c.answered,
+            "candidate failures": c.candidates,
+            "confirmed": c.confirmed,
+            "not confirmed": c.not_confirmed,
+            "flukes": c.flukes,
+            "unclear": c.unclear,
+            "errors": c.errors,
+            "skipped": c.skipped,
+            "undone": c.undone,
+        }
+        for c in counts
+    ]
+    return [
+        "## Flukes and unclear replies",
+        "",
+        f"{not_confirmed} of {candidates} candidate failures (a first reply clearly wrong) were not "
+        "confirmed on the repeats; unclear replies (no answer, several, unreadable) never count as failures.",
+        "",
+        markdown_table(pd.DataFrame(rows)),
+        "",
+    ]
+
+
+def _variant(trial: Trial) -> str:
+    tweaks = len(trial.genome.tweaks)
+    return f"#{trial.genome.index}" + (f" + {tweaks} tweaks" if tweaks else "")
+
+
+def _hard_set(trials: Sequence[Trial], rows: int) -> list[str]:
+    found = hard_set(trials)
+    lines = [
+        "## Hard set",
+        "",
+        f"{len(found)} confirmed failures (trials.jsonl holds their genomes in full).",
+    ]
+    if not found:
+        return [*lines, ""]
+    table = pd.DataFrame(
+        [
+            {
+                **_arm_columns(Arm.of(t.unit)),
+                "seed": t.unit.seed_id,
+                "searcher": str(t.searcher),
+                "trial": t.number,
+                "variant": _variant(t),
+                "truth": _cut(t.answer),
+                "replies": " / ".join(_cut(a.extracted, 40) for a in t.asks),
+            }
+            for t in found[:rows]
+        ]
+    )
+    shown = [f"Showing the first {rows}."] if len(found) > rows else []
+    return [*lines, *shown, "", markdown_table(table), ""]
+
+
+def _transfer_sentence(transfer: Transfer) -> str:
+    source = markdown_text(transfer.source) if transfer.source is not None else "an unknown model"
+    target = markdown_text(transfer.target)
+    sentence = (
+        f"- {transfer.failed} of {transfer.asked} hard variants found on {source} "
+        f"({_share(transfer.failed, transfer.asked)}) also failed on {target}"
+    )
+    failing, covered = transfer.target_failing_seeds, transfer.covered_seeds
+    if failing is not None and covered is not None:
+        sentence += (
+            f"; they cover {covered} of the {failing} seeds the search on {target} itself failed on "
+            f"({_share(covered, failing)})"
+        )
+    return sentence + "."
+
+
+def _transfers(transfers: Sequence[Transfer]) -> list[str]:
+    lines = [
+        "## Transfer",
+        "",
+        "The hard set asked to a second model: the share that fails there too (confirmed the same way) "
+        "and, when the second model was searched itself, the share of its failing seeds the set found.",
+        "",
+    ]
+    if not transfers:
+        return [*lines, "_(no transfer trials)_", ""]
+    lines += [_transfer_sentence(t) for t in transfers]
+    rows = [
+        {
+            "found on": t.source or "–",
+            "asked to": t.target,
+            "strategy": t.strategy,
+            "modality": t.modality.value,
+            "hard variants": t.asked,
+            "failed": t.failed,
+            "share": _share(t.failed, t.asked),
+            "flukes": t.flukes,
+            "unclear": t.unclear,
+            "own failing seeds covered": "–"
+            if t.target_failing_seeds is None
+            else f"{t.covered_seeds} of {t.target_failing_seeds}",
+        }
+        for t in transfers
+    ]
+    return [*lines, "", markdown_table(pd.DataFrame(rows)), ""]
+
+
+def search_report(outcome: SearchReportInput) -> str:
+    """The search's report as Markdown (pure: the figure is drawn apart, by `draw_curves`)."""
+    trials = outcome.trials
+    gaps = dynamath_gap(trials, outcome.resamples, outcome.seed)
+    lines = [f"# {markdown_text(outcome.title)}", ""]
+    lines += _searched(outcome)
+    lines += _curves(outcome, all_curves(trials, outcome.resamples, outcome.seed))
+    lines += _gaps(gaps)
+    lines += _fallen(gaps)
+    lines += _explanations(explain(trials))
+    lines += _sizes(
+        number_sizes(trials, outcome.reference, outcome.resamples, outcome.seed), bool(outcome.reference)
+    )
+    lines += _flukes(trials)
+    lines += _hard_set(trials, outcome.hard_set_rows)
+    lines += _transfers(transfer_share(trials))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# --- the figure -----------------------------------------------------------------------------------------
+
+
+def draw_curves(curves: Sequence[Curve], path: Path) -> Path:
+    """Worst-case accuracy against variants tried, a line and a shaded 95% band per curve, DynaMath's
+    10 variants marked; written to `path` as PNG (matplotlib imported here: seconds, only when drawn)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from isodyn.analysis.plots import DPI, WIDTH, series_style, short_label
+    from isodyn.atomic import write_atomic
+
+    fig = Figure(figsize=(WIDTH, 5.5), dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    for i, curve in enumerate(curves):
+        colour, _ = series_style(i)
+        x = list(curve.tried)
+        label = short_label(f"{curve.arm.label()} · {curve.searcher} ({curve.seeds} seeds)", 70)
+        ax.plot(x, curve.points, color=colour, linewidth=1.6, label=label, drawstyle="steps-post")
+        if curve.seeds >= MIN_INTERVAL_SEEDS:
+            ax.fill_between(x, curve.low, curve.high, color=colour, alpha=0.18, linewidth=0, step="post")
+    ax.axvline(DYNAMATH_VARIANTS, color="#555555", linestyle="--", linewidth=1)
+    ax.annotate(f"DynaMath's {DYNAMATH_VARIANTS}", (DYNAMATH_VARIANTS, 1.02),
+                xycoords=("data", "axes fraction"), ha="center", fontsize=9, color="#555555")  # fmt: skip
+    ax.set_xlabel("variants tried")
+    ax.set_ylabel("worst-case accuracy (A_wst)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlim(left=1)
+    if max((len(c.points) for c in curves), default=0) > 30:
+        from matplotlib.ticker import ScalarFormatter
+
+        ax.set_xscale("log")  # 1..10 (DynaMath's) as wide as 10..100
+        ax.xaxis.set_major_formatter(ScalarFormatter())  # 1, 10, 100 rather than 10^0, 10^1, 10^2
+    if curves:
+        ax.legend(loc="upper right", fontsize=8, frameon=False)
+    else:
+        ax.text(0.5, 0.5, "no answered trials", ha="center", va="center", transform=ax.transAxes)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    write_atomic(path, buffer.getvalue())
+    return path
