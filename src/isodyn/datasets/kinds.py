@@ -1,8 +1,10 @@
 """Which importer reads a `dataset=` value, and what it holds: the registry of dataset kinds.
 
-`dataset=PATH` is a DynaMath release (trial folders or parquet splits); a prefix names another kind:
+`dataset=PATH` is a DynaMath release (trial folders or parquet splits), unless a kind recognizes
+PATH (`recognizes`: a search's hard set, a folder holding hardset.jsonl); a prefix names another kind:
 `isobench:PATH` (IsoBench's release), `mmmath:PATH` (MM-MATH's problems and images),
-`dynamath-programs:PATH` (DynaMath's own seed programs, drawing fresh variants). Each kind is a
+`dynamath-programs:PATH` (DynaMath's own seed programs, drawing fresh variants), `hardset:PATH` (the
+variants a worst-variant search confirmed as failures). Each kind is a
 `DatasetKind` that its release module registers in `DATASETS`; the functions below look the kind up
 there. A third-party package adds a kind by naming, in its pyproject.toml, a module that registers
 one (or a `DatasetKind` itself):
@@ -36,6 +38,8 @@ class DatasetKind:
     load: Loader  # its items as seeds: all of them, or those named by the keys
     describe: Callable[[Path], list[str]]  # a few lines on what the dataset holds
     count_variants: Callable[[Path], int] | None = None  # with variants None: every trial of a release
+    # Whether a plain dataset=PATH (no prefix) is of this kind (a hard set's folder); else DynaMath's.
+    recognizes: Callable[[Path], bool] | None = None
 
     def __post_init__(self) -> None:
         # The registry says where an entry is defined from its `__module__`: for a kind, the module
@@ -54,12 +58,15 @@ PLAIN = "dynamath"  # the kind of a dataset= value with no known prefix
 
 
 def split_spec(spec: str | Path) -> tuple[DatasetKind, Path]:
-    """(the kind, the path) of a `dataset=` value; no known prefix means a DynaMath release."""
+    """(the kind, the path) of a `dataset=` value; no known prefix means the kind that recognizes
+    the path (a hard set's folder or file), else a DynaMath release."""
     text = str(spec)
     prefix, sep, rest = text.partition(":")
     if sep and prefix in DATASETS:
         return DATASETS[prefix], Path(rest).expanduser()
-    return DATASETS[PLAIN], Path(text).expanduser()
+    path = Path(text).expanduser()
+    claimed = (kind for kind in DATASETS.values() if kind.recognizes is not None and kind.recognizes(path))
+    return next(claimed, DATASETS[PLAIN]), path
 
 
 def resolved(spec: str | Path) -> str:
