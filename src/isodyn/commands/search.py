@@ -121,6 +121,9 @@ class SearchResult:
 class SearchHooks:
     """What a caller sees while a search goes; every method does nothing unless overridden."""
 
+    def notice(self, line: str) -> None:
+        """A warning before the search starts."""
+
     def started(self, units: int, most_calls: int, folder: Path) -> None:
         """The search begins: `most_calls` is the most it can spend (budget x units x searchers +
         baseline and transfer asks with their confirmations)."""
@@ -150,6 +153,8 @@ def run_search(request: SearchRequest, hooks: SearchHooks | None = None) -> Sear
         lines.flush()
         hooks.trial(trial)
 
+    for line in _notices(plan, settings):
+        hooks.notice(line)
     rounds = SearchRounds(plan, settings, folder, on_trial)
     units = [u for u in rounds.units() if u.model in config.models]
     searches = rounds.searches(units)
@@ -196,6 +201,31 @@ def _transfer_units(trials: list[Trial], settings: SearchSettings) -> dict[Unit,
         for model in settings.transfer
         for (strategy, modality, seed_id), genomes in found.items()
     }
+
+
+def _notices(plan: Plan, settings: SearchSettings) -> list[str]:
+    """What the user should know before the search spends anything."""
+    from isodyn.models.catalog import is_local
+    from isodyn.search.searchers import searchable
+
+    lines = [
+        f"{seed} cannot be shown as {modality.value}: not searched"
+        for seed, modality in plan.grid.not_renderable
+    ]
+    hosted = [m for m in plan.config.models if not is_local(m)]
+    if settings.confirm and hosted and plan.config.temperature == 0:
+        lines.append(
+            f"at temperature 0 the {settings.confirm} confirming repeats send {hosted[0]} the same request "
+            "again: they only catch a provider's own nondeterminism; set temperature=0.7 (or so) to test "
+            "whether a failure is a fluke of sampling"
+        )
+    if Searcher.GUIDED in settings.searchers:
+        lines += [
+            f"{s} is read from files: random search only"
+            for s, seed in plan.seeds.items()
+            if not searchable(seed)
+        ]
+    return lines
 
 
 def _most_calls(units: list[Unit], settings: SearchSettings) -> int:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from isodyn.commands.search import SearchHooks
-from isodyn.terminal import console
+from isodyn.terminal import console, say
 
 if TYPE_CHECKING:
     from isodyn.commands.search import SearchResult
@@ -24,9 +24,17 @@ class SearchScreen(SearchHooks):
         self._confirmed = 0
         self._trials = 0
 
+    def notice(self, line: str) -> None:
+        say("warning:", "bold yellow", line)
+
     def started(self, units: int, most_calls: int, folder: Path) -> None:
         if not self.quiet:
-            console.print(f"searching {units} seed(s) into {folder}", highlight=False, markup=False)
+            console.print(
+                f"searching {units} unit(s) (model x strategy x modality x seed), at most {most_calls} calls "
+                f"into {folder}",
+                highlight=False,
+                markup=False,
+            )
         self._progress = Progress(
             TextColumn("calls"),
             BarColumn(),
@@ -60,7 +68,7 @@ class SearchScreen(SearchHooks):
 def search_text(done: SearchResult) -> str:
     t = done.totals
     lines = [
-        f"{t.trials} variants tried on {t.units} seed(s): {t.confirmed} confirmed failures",
+        f"{t.trials} variants tried in {t.units} unit(s): {t.confirmed} confirmed failures",
         f"calls {t.calls} ({t.calls_made} sent to a model, {t.calls - t.calls_made} from the cache), "
         f"cost ${t.cost_usd:.4f}",
     ]
