@@ -114,7 +114,9 @@ class Genome:
 
 
 def _is_number(value: Any) -> bool:
-    return type(value) in (int, float) and math.isfinite(value)
+    if type(value) is int:  # no draw returns more than 64 bits (and math.isfinite(10**400) overflows)
+        return abs(value) < 2**64
+    return type(value) is float and math.isfinite(value)
 
 
 def _checked_value(value: Any) -> Value:
@@ -162,7 +164,11 @@ class TapedRng:
         chosen = drawn
         wanted = self._tweaks.get(position)
         if wanted is not None:
-            if _fits(kind, low, high, size, wanted, extra.get("distinct", False), extra.get("weights")):
+            listed = isinstance(drawn, list)  # an array draw, even of one value (`size=1`): [x]
+            if listed and size == 1 and not isinstance(wanted, list):
+                wanted = [wanted]
+            distinct, weights = extra.get("distinct", False), extra.get("weights")
+            if _fits(kind, low, high, size, wanted, distinct, weights, listed):
                 chosen = wanted
             else:
                 self.ignored.append(position)
@@ -223,10 +229,10 @@ class TapedRng:
         return population[index]
 
     def permutation(self, x: Any, axis: int = 0) -> Any:
-        drawn_order = self._inner.permutation(int(x) if _scalar(x) else np.asarray(x).shape[0])
         items = None if _scalar(x) else np.asarray(x)
         if axis != 0 or (items is not None and items.ndim == 0):
-            return self._inner.permutation(x, axis=axis)  # not reached by any seed; kept honest
+            return self._inner.permutation(x, axis=axis)  # not reached by any seed; not recorded
+        drawn_order = self._inner.permutation(int(x) if items is None else items.shape[0])
         n = len(drawn_order)
         as_list = _plain(drawn_order)
         chosen = self._record("permutation", 0, n - 1, n, as_list)
@@ -250,10 +256,10 @@ def _like(drawn: Any, value: Value, dtype: Any) -> Any:
 
 
 def _fits(kind: str, low: float, high: float, size: int, value: Value, distinct: bool,
-          weights: tuple[float, ...] | None) -> bool:  # fmt: skip
-    """Whether `value` is one the draw could have returned."""
+          weights: tuple[float, ...] | None, listed: bool) -> bool:  # fmt: skip
+    """Whether `value` is one the draw could have returned (a list when the draw returned an array)."""
     values = value if isinstance(value, list) else [value]
-    if (size == 1) == isinstance(value, list) or len(values) != size:
+    if listed != isinstance(value, list) or len(values) != size:
         return False
     if kind in ("random", "uniform"):
         return all(isinstance(v, float) and low <= v < high for v in values)
@@ -301,4 +307,4 @@ def realize(seed: SeedProgram, genome: Genome, index: int | None = None) -> Real
 
 def tweakable(draws: Sequence[DrawRecord]) -> list[DrawRecord]:
     """The draws a searcher may change: those with more than one possible value."""
-    return [d for d in draws if d.high > d.low]
+    return [d for d in draws if d.high > d.low and d.size > 0]

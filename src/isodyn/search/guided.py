@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from isodyn.generators.base import SeedProgram
-from isodyn.generators.tape import DrawRecord, Genome, TapeError, Value, realize
+from isodyn.generators.tape import DrawRecord, Genome, TapeError, Value, realize, tweakable
 from isodyn.search.record import Searcher, TrialStatus
 from isodyn.search.searchers import Proposal
 
@@ -132,7 +132,7 @@ class GuidedSearch:
     def _mutation(self) -> Proposal | None:
         for _ in range(20):
             parent = self._failures[int(self._rng.integers(len(self._failures)))]
-            candidates = [d for d in parent.draws if d.high > d.low]
+            candidates = tweakable(parent.draws)
             if not candidates:
                 return None
             draw = max(candidates, key=self._sampled_rate)

@@ -78,6 +78,8 @@ class ScatterCorrelation(SeedProgram):
                 v = (f if ans == 0 else 1 - f) + rng.normal(0, float(rng.uniform(0.05, 0.2)), n)
             xs = [round(x0 + xspan * float(a), 1) for a in u]
             vmin, vmax = float(v.min()), float(v.max())
+            if not vmax > vmin:  # every y equal (a search can set the draw so): draw again
+                continue
             ys = [round(y0 + yspan * (float(b) - vmin) / (vmax - vmin), 1) for b in v]
             r = pearson(xs, ys)
             if (ans == 0 and r > 0.6) or (ans == 1 and r < -0.6) or (ans == 2 and abs(r) < 0.1):
