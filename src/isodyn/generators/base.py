@@ -12,6 +12,7 @@ import hashlib
 import json
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -69,6 +70,12 @@ class SeedProgram(ABC):
     # then has answer classes[i % len(classes)], so any n consecutive variants are balanced by
     # construction (IsoBench's sets are balanced per class).
     classes: ClassVar[tuple[str, ...]] = ()
+    # Optional, for `exp search`: the variation type of each top-level key of a variant's params the
+    # guided searcher may vary (DynaMath's types: a corner's position is a numerical value, the function's
+    # form a function type, ...). It then spreads its changes over these types by how often each has
+    # produced failures, leaves alone the draws that change no listed key, and the report says which
+    # types the failures' changes touched. A seed without it is searched draw by draw.
+    param_variation: ClassVar[Mapping[str, VariationType]] = {}
     # False: the render cache neither stores nor replays this seed's variants and renderings
     # (seeds read from files that may change under the same id).
     memoizable: ClassVar[bool] = True
