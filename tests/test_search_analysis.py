@@ -431,3 +431,32 @@ def test_draw_curves_writes_a_png(tmp_path: Any) -> None:
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     empty = draw_curves([], tmp_path / "empty.png")
     assert empty.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_variation_effects_count_changes_of_failures_by_the_declared_type() -> None:
+    """Two changes of a failure touched `a` (numerical) and both passed; one touched `form` and still
+    failed: the failure depends on `a`. A change of a passing parent, or of undeclared params, is left out."""
+    from isodyn.search.analysis import variation_effects
+
+    unit = Unit("m", "zeroshot", Modality.LATEX, "seed")
+    genome = Genome("seed", 0)
+
+    def trial(number: int, status: TrialStatus, parent: int | None, changed: tuple[str, ...]) -> Trial:
+        first = Asked(0, status is TrialStatus.PASSED, True, "x", 1, False, "ok")
+        return Trial(unit, Searcher.GUIDED, number, genome, {}, "A", (first,), status, parent, changed)
+
+    trials = [
+        trial(0, TrialStatus.CONFIRMED, None, ()),
+        trial(1, TrialStatus.PASSED, 0, ("a",)),
+        trial(2, TrialStatus.PASSED, 0, ("a", "b")),
+        trial(3, TrialStatus.CONFIRMED, 0, ("form",)),
+        trial(4, TrialStatus.PASSED, None, ()),
+        trial(5, TrialStatus.CONFIRMED, 4, ("a",)),  # its parent passed: not a change of a failure
+        trial(6, TrialStatus.PASSED, 0, ("undeclared",)),
+    ]
+    declared = {"seed": {"a": "numerical_value", "form": "function_type"}}
+    effects = {e.variation: e for e in variation_effects(trials, declared)}
+    assert set(effects) == {"numerical_value", "function_type"}
+    assert (effects["numerical_value"].changes, effects["numerical_value"].passed) == (2, 2)
+    assert (effects["function_type"].changes, effects["function_type"].still_failing) == (1, 1)
+    assert variation_effects(trials, {}) == []

@@ -275,11 +275,18 @@ def _write_outputs(
         seed_id: [seed.variant(i, plan.config.base_seed).params for i in range(REFERENCE_VARIANTS)]
         for seed_id, seed in plan.seeds.items()
     }
-    write_report(folder, settings, trials, reference)
+    declared = {
+        seed_id: {k: v.value for k, v in seed.param_variation.items()} for seed_id, seed in plan.seeds.items()
+    }
+    write_report(folder, settings, trials, reference, declared)
 
 
 def write_report(
-    folder: Path, settings: SearchSettings, trials: list[Trial], reference: dict[str, list[dict[str, Any]]]
+    folder: Path,
+    settings: SearchSettings,
+    trials: list[Trial],
+    reference: dict[str, list[dict[str, Any]]],
+    declared: dict[str, dict[str, str]],
 ) -> Path:
     """report.md and figures/worst-case.png (the curves drawn once, for the report to show)."""
     from isodyn.search.analysis import all_curves
@@ -297,6 +304,7 @@ def write_report(
             str(figure.relative_to(folder)),
             budget=settings.budget,
             seed=settings.search_seed,
+            declared=declared,
         )
     )
     report = folder / "report.md"

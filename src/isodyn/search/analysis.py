@@ -714,3 +714,51 @@ def hard_set(trials: Sequence[Trial]) -> list[Trial]:
     order = {s: i for i, s in enumerate(Searcher)}
     chosen = [t for t in trials if t.searcher in OWN and t.confirmed]
     return sorted(chosen, key=lambda t: (Arm.of(t.unit), t.unit.seed_id, order[t.searcher], t.number))
+
+
+# --- which variation types a failure depends on -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VariationEffect:
+    """Guided changes of a confirmed failure that touched params of one variation type (the seed's
+    `param_variation`): how many were decided, how many still failed, how many passed. A type whose
+    changes mostly pass is one the failure depends on; one whose changes keep failing is not."""
+
+    unit: Unit
+    variation: str
+    changes: int
+    still_failing: int
+    passed: int
+
+    @property
+    def repair_rate(self) -> float:
+        return self.passed / self.changes if self.changes else math.nan
+
+
+def variation_effects(
+    trials: Sequence[Trial], declared: Mapping[str, Mapping[str, str]]
+) -> list[VariationEffect]:
+    """Per unit and variation type: the changes of confirmed failures whose changed params (`Trial.changed`)
+    include one of that type, by `declared` (seed id -> param -> variation type). A change that touched
+    params of two types counts for both; changes touching no declared param are left out."""
+    counts: dict[tuple[Unit, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    by_number = {(t.unit, t.searcher, t.number): t for t in trials}
+    for child in trials:
+        types = declared.get(child.unit.seed_id, {})
+        parent = (
+            by_number.get((child.unit, child.searcher, child.parent)) if child.parent is not None else None
+        )
+        if not types or parent is None or not parent.confirmed:
+            continue
+        if child.status not in (TrialStatus.PASSED, TrialStatus.CONFIRMED):
+            continue
+        for variation in sorted({types[k] for k in child.changed if k in types}):
+            count = counts[(child.unit, variation)]
+            count[0] += 1
+            count[1] += child.confirmed
+            count[2] += child.status is TrialStatus.PASSED
+    return [
+        VariationEffect(unit, variation, *count)
+        for (unit, variation), count in sorted(counts.items(), key=lambda kv: (kv[0][0].label(), kv[0][1]))
+    ]

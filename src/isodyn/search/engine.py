@@ -114,6 +114,7 @@ class _UnitSearch:
     repeats_in_a_row: int = 0
     exhausted: bool = False
     calls_per_ask: int = 1  # the most calls one ask of this unit has made
+    params_of: dict[int, dict[str, Any]] = field(default_factory=dict)  # by trial number (parents)
 
     def room(self, confirm: int) -> bool:
         """Whether one more variant (its ask and confirmations, at the most calls an ask has made)
@@ -285,17 +286,27 @@ class SearchRounds:
         asks = tuple(pending.asks)
         status = status_of(asks)
         variant = pending.realized.variant
+        search = next(s for s in searches if s.searcher is pending.searcher)
+        parent = pending.proposal.parent
+        before = None if parent is None else search.params_of.get(parent)
         trial = Trial(
             pending.unit, pending.searcher.kind, pending.number, pending.realized.genome, variant.params,
-            variant.answer, asks, status, pending.proposal.parent,
+            variant.answer, asks, status, parent, _changed(before, variant.params),
         )  # fmt: skip
-        search = next(s for s in searches if s.searcher is pending.searcher)
+        search.params_of[pending.number] = variant.params
         search.calls_per_ask = max(search.calls_per_ask, *(a.calls for a in asks))
         search.spent += trial.calls - pending.reserved
-        pending.searcher.observe(pending.number, pending.proposal, pending.realized.draws, status)
+        pending.searcher.observe(pending.number, pending.proposal, pending.realized, status)
         self.trials.append(trial)
         if self.on_trial:
             self.on_trial(trial)
+
+
+def _changed(before: dict[str, Any] | None, after: dict[str, Any]) -> tuple[str, ...]:
+    """The params that differ from the parent's (none without a parent)."""
+    if before is None:
+        return ()
+    return tuple(sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k)))
 
 
 def _cell(pending: _Pending, repeat: int) -> Cell:

@@ -12,7 +12,9 @@ a legitimate variant, and the seed computes the truth from it. Two moves:
 - **Mutate** (three quarters of the time once a confirmed failure exists): change one draw of a failing
   variant (a small step, a jump within its range, or another option) to find its neighbours. Which
   draw to change is a bandit (Thompson sampling over draws, Beta(1 + failures, 1 + passes) of the
-  mutations of that draw), so draws whose changes keep producing failures are changed more.
+  mutations of that draw), so draws whose changes keep producing failures are changed more. A seed
+  that declares `param_variation` gets the bandit over its variation types first (which params a
+  draw's changes touch is learned as the search goes), then over the draws of the chosen type.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from isodyn.core import VariationType
 from isodyn.generators.base import SeedProgram
-from isodyn.generators.tape import DrawRecord, Genome, TapeError, Value, realize, tweakable
+from isodyn.generators.tape import DrawRecord, Genome, Realized, TapeError, Value, realize, tweakable
 from isodyn.search.record import Searcher, TrialStatus
 from isodyn.search.searchers import Proposal
 
@@ -46,6 +49,7 @@ class _Failure:
     number: int
     genome: Genome
     draws: tuple[DrawRecord, ...]
+    params: dict[str, Any]
 
 
 @dataclass
@@ -59,7 +63,13 @@ class GuidedSearch:
     _sobol: Any = field(init=False, default=None)
     _explored: int = field(init=False, default=0)
     _failures: list[_Failure] = field(init=False, default_factory=list)
-    _arms: dict[int, _Arm] = field(init=False, default_factory=dict)
+    _arms: dict[int, _Arm] = field(init=False, default_factory=dict)  # by draw position
+    _type_arms: dict[VariationType, _Arm] = field(init=False, default_factory=dict)
+    _failure_of: dict[int, _Failure] = field(init=False, default_factory=dict)  # by trial number
+    _touched: dict[int, frozenset[str]] = field(
+        init=False, default_factory=dict
+    )  # declared params a draw changed
+    _changes_tried: dict[int, int] = field(init=False, default_factory=dict)
     _proposed: set[str] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
@@ -78,18 +88,30 @@ class GuidedSearch:
                 return self._remember(explored)
         return None
 
-    def observe(
-        self, number: int, proposal: Proposal, draws: tuple[DrawRecord, ...], status: TrialStatus
-    ) -> None:
+    def observe(self, number: int, proposal: Proposal, realized: Realized, status: TrialStatus) -> None:
         failed = status is TrialStatus.CONFIRMED
-        if proposal.arm is not None and proposal.arm != EXPLORE:
-            arm = self._arms.setdefault(int(proposal.arm), _Arm())
-            if failed:
-                arm.failures += 1
-            elif status in (TrialStatus.PASSED, TrialStatus.FLUKE, TrialStatus.UNCLEAR):
-                arm.passes += 1
+        decided = failed or status in (TrialStatus.PASSED, TrialStatus.FLUKE, TrialStatus.UNCLEAR)
+        if proposal.arm is not None and proposal.arm != EXPLORE and decided:
+            position = int(proposal.arm)
+            _count(self._arms.setdefault(position, _Arm()), failed)
+            for kind in self._learn_types(position, proposal.parent, realized.variant.params):
+                _count(self._type_arms.setdefault(kind, _Arm()), failed)
         if failed:
-            self._failures.append(_Failure(number, proposal.genome, draws))
+            found = _Failure(number, proposal.genome, realized.draws, realized.variant.params)
+            self._failures.append(found)
+            self._failure_of[number] = found
+
+    def _learn_types(self, position: int, parent: int | None, params: dict[str, Any]) -> set[VariationType]:
+        """The declared variation types a change of draw `position` touched (params of the seed's
+        `param_variation` that differ from the failing parent's), remembered per draw."""
+        declared = self.seed.param_variation
+        if not declared or parent is None or parent not in self._failure_of:
+            return set()
+        before = self._failure_of[parent].params
+        changed = {k for k in declared if before.get(k) != params.get(k)}
+        self._touched[position] = self._touched.get(position, frozenset()) | changed
+        self._changes_tried[position] = self._changes_tried.get(position, 0) + 1
+        return {declared[k] for k in changed}
 
     def _remember(self, proposal: Proposal) -> Proposal:
         self._proposed.add(proposal.genome.key())
@@ -132,10 +154,10 @@ class GuidedSearch:
     def _mutation(self) -> Proposal | None:
         for _ in range(20):
             parent = self._failures[int(self._rng.integers(len(self._failures)))]
-            candidates = tweakable(parent.draws)
+            candidates = self._changeable(tweakable(parent.draws))
             if not candidates:
                 return None
-            draw = max(candidates, key=self._sampled_rate)
+            draw = max(self._by_variation_type(candidates), key=self._sampled_rate)
             value = mutate(draw, self._rng)
             if value is None:
                 continue
@@ -144,9 +166,43 @@ class GuidedSearch:
                 return Proposal(genome, parent=parent.number, arm=str(draw.position))
         return None
 
+    def _changeable(self, draws: list[DrawRecord]) -> list[DrawRecord]:
+        """With declared params: not the draws whose changes (three or more tried) never touched one."""
+        if not self.seed.param_variation:
+            return draws
+        return [
+            d for d in draws if self._changes_tried.get(d.position, 0) < 3 or self._touched.get(d.position)
+        ]
+
+    def _by_variation_type(self, draws: list[DrawRecord]) -> list[DrawRecord]:
+        """With declared params, the draws of one variation type, chosen by Thompson sampling over the
+        types (Beta(1 + failures, 1 + passes) of the changes that touched each); draws whose type is not
+        yet known form a group of their own, sampled from Beta(1, 1). Without, every draw."""
+        declared = self.seed.param_variation
+        if not declared:
+            return draws
+        groups: dict[VariationType | None, list[DrawRecord]] = {}
+        for draw in draws:
+            touched = self._touched.get(draw.position)
+            for kind in {declared[k] for k in touched} if touched else {None}:
+                groups.setdefault(kind, []).append(draw)
+        chosen = max(groups, key=lambda kind: self._sampled_type_rate(kind))
+        return groups[chosen]
+
+    def _sampled_type_rate(self, kind: VariationType | None) -> float:
+        arm = self._type_arms.get(kind, _Arm()) if kind is not None else _Arm()
+        return float(self._rng.beta(1 + arm.failures, 1 + arm.passes))
+
     def _sampled_rate(self, draw: DrawRecord) -> float:
         arm = self._arms.get(draw.position, _Arm())
         return float(self._rng.beta(1 + arm.failures, 1 + arm.passes))
+
+
+def _count(arm: _Arm, failed: bool) -> None:
+    if failed:
+        arm.failures += 1
+    else:
+        arm.passes += 1
 
 
 def _designable(draws: tuple[DrawRecord, ...]) -> list[DrawRecord]:

@@ -78,6 +78,7 @@ class Trial:
     asks: tuple[Asked, ...]  # the first ask, then the confirming repeats in order
     status: TrialStatus
     parent: int | None = None  # the trial (number) this one mutated, for guided search
+    changed: tuple[str, ...] = ()  # the params (top-level keys) that differ from the parent's
 
     @property
     def calls(self) -> int:
@@ -116,6 +117,7 @@ class Trial:
             ],
             "status": self.status.value,
             "parent": self.parent,
+            "changed": list(self.changed),
         }
 
     @classmethod
@@ -143,6 +145,7 @@ class Trial:
         return cls(
             unit, Searcher(data["searcher"]), int(data["number"]), Genome.from_json(data["genome"]), params,
             str(data["answer"]), asks, TrialStatus(data["status"]), None if parent is None else int(parent),
+            tuple(str(k) for k in data.get("changed", ())),
         )  # fmt: skip
 
 

@@ -32,6 +32,7 @@ from isodyn.search.analysis import (
     NumberSizes,
     Quantiles,
     Transfer,
+    VariationEffect,
     all_curves,
     dynamath_gap,
     explain,
@@ -39,6 +40,7 @@ from isodyn.search.analysis import (
     number_sizes,
     outcomes,
     transfer_share,
+    variation_effects,
 )
 from isodyn.search.record import Trial
 from isodyn.textsafe import markdown_text
@@ -65,6 +67,8 @@ class SearchReportInput:
     seed: int = 0
     hard_set_rows: int = 50
     title: str = "Worst-variant search"
+    # seed id -> param -> variation type (the seeds' `param_variation`), for which types matter
+    declared: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 # --- formatting -----------------------------------------------------------------------------------------
@@ -451,6 +455,7 @@ def search_report(outcome: SearchReportInput) -> str:
     lines += _gaps(gaps)
     lines += _fallen(gaps)
     lines += _explanations(explain(trials))
+    lines += _variation_effects(variation_effects(trials, outcome.declared))
     lines += _sizes(
         number_sizes(trials, outcome.reference, outcome.resamples, outcome.seed), bool(outcome.reference)
     )
@@ -458,6 +463,34 @@ def search_report(outcome: SearchReportInput) -> str:
     lines += _hard_set(trials, outcome.hard_set_rows)
     lines += _transfers(transfer_share(trials))
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _variation_effects(effects: Sequence[VariationEffect]) -> list[str]:
+    lines = [
+        "## Which variation types the failures depend on",
+        "",
+        "The guided search changes one draw of a confirmed failure at a time; grouped by the variation type "
+        "of the params each change touched (the seed's own declaration), how often the changed variant "
+        "still failed and how often it passed. A type whose changes mostly pass is one the failure depends "
+        "on. Seeds that declare no variation types are not listed.",
+        "",
+    ]
+    if not effects:
+        return [*lines, "_(no decided changes of a confirmed failure)_", ""]
+    table = pd.DataFrame(
+        [
+            {
+                "unit": e.unit.label(),
+                "variation type": e.variation,
+                "changes": e.changes,
+                "still failing": e.still_failing,
+                "passed": e.passed,
+                "passed share": _number(e.repair_rate, 2),
+            }
+            for e in effects
+        ]
+    )
+    return [*lines, markdown_table(table), ""]
 
 
 # --- the figure -----------------------------------------------------------------------------------------

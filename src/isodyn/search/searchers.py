@@ -8,7 +8,7 @@ its calls from the cache) and never call a model:
 - `GuidedSearch` (search/guided.py) uses the seed's own draws (`generators/tape.py`).
 
 The engine asks a searcher for a `Proposal`, asks the model, and tells the searcher the outcome
-(`observe`) with the draws that made the variant.
+(`observe`) with the realized variant (its params and the draws that made it).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from isodyn.generators.base import SeedProgram
-from isodyn.generators.tape import DrawRecord, Genome
+from isodyn.generators.tape import Genome, Realized
 from isodyn.search.record import Searcher, TrialStatus
 
 
@@ -34,9 +34,7 @@ class VariantSearch(Protocol):
     def propose(self) -> Proposal | None:
         """The next variant to try; None when this searcher has nothing new to try."""
 
-    def observe(
-        self, number: int, proposal: Proposal, draws: tuple[DrawRecord, ...], status: TrialStatus
-    ) -> None:
+    def observe(self, number: int, proposal: Proposal, realized: Realized, status: TrialStatus) -> None:
         """The outcome of the proposal the engine numbered `number` (its trial)."""
 
 
@@ -58,9 +56,7 @@ class RandomSearch:
         self._next += 1
         return Proposal(genome)
 
-    def observe(
-        self, number: int, proposal: Proposal, draws: tuple[DrawRecord, ...], status: TrialStatus
-    ) -> None:
+    def observe(self, number: int, proposal: Proposal, realized: Realized, status: TrialStatus) -> None:
         return None  # random search learns nothing
 
 
@@ -90,7 +86,5 @@ class FixedList:
     def propose(self) -> Proposal | None:
         return Proposal(self._left.pop()) if self._left else None
 
-    def observe(
-        self, number: int, proposal: Proposal, draws: tuple[DrawRecord, ...], status: TrialStatus
-    ) -> None:
+    def observe(self, number: int, proposal: Proposal, realized: Realized, status: TrialStatus) -> None:
         return None
