@@ -108,6 +108,12 @@ class CubicTable(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.INT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.SYMBOLIC_SUBSTITUTION)
+    param_variation = {
+        "coeffs": VariationType.NUMERICAL_VALUE,
+        "xs": VariationType.NUMERICAL_VALUE,
+        "names": VariationType.SYMBOLIC_SUBSTITUTION,
+        "asked": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     # leading x three other coefficients x x-sets x letter sets x asked coefficient
     variant_space = 4 * 11**3 * 35 * 3 * 4

@@ -56,6 +56,13 @@ class FunctionComposition(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.INT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.SYMBOLIC_SUBSTITUTION)
+    param_variation = {
+        "xs": VariationType.NUMERICAL_VALUE,
+        "f": VariationType.NUMERICAL_VALUE,
+        "g": VariationType.NUMERICAL_VALUE,
+        "names": VariationType.SYMBOLIC_SUBSTITUTION,
+        "notation": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     # 720 bijections x 6^6 maps x query kinds/arguments x names x notation
     variant_space = 720 * 6**6 * 40 * 4 * 2

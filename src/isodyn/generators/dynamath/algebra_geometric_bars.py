@@ -77,6 +77,14 @@ class GeometricBars(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.COLOR,
     )
+    param_variation = {
+        "first": VariationType.NUMERICAL_VALUE,
+        "ratio": VariationType.NUMERICAL_VALUE,
+        "shown": VariationType.NUMERICAL_VALUE,
+        "n": VariationType.NUMERICAL_VALUE,
+        "orientation": VariationType.GEOMETRIC_TRANSFORMATION,
+        "color": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # (ratio, first) pairs x shown 4/5 x asked term/sum x n x orientation x colour
     variant_space = 26 * 2 * 2 * 4 * 2 * 6

@@ -152,6 +152,13 @@ class InequalityInterval(SeedProgram):
         VariationType.SYMBOLIC_SUBSTITUTION,
         VariationType.NUMERICAL_VALUE,
     )
+    param_variation = {
+        "family": VariationType.FUNCTION_TYPE,
+        "k": VariationType.NUMERICAL_VALUE,
+        "u": VariationType.NUMERICAL_VALUE,
+        "v": VariationType.NUMERICAL_VALUE,
+        "sign": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # quadratic 55x4 + rational 110x4 + absolute 7x3x6 + sqrt 14x4, times 2 strictness
     variant_space = (220 + 440 + 126 + 56) * 2

@@ -123,6 +123,11 @@ class LineSystem(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.TEXT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.COLOR)
+    param_variation = {
+        "line1": VariationType.NUMERICAL_VALUE,
+        "line2": VariationType.NUMERICAL_VALUE,
+        "colors": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # four lattice points in a 13 x 13 grid (most pairs rejected) x ordered colour pairs
     variant_space = 200_000 * 30

@@ -133,6 +133,11 @@ class PiecewiseValue(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.MULTIPLE_CHOICE
     variation_types = (VariationType.FUNCTION_TYPE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "pieces": VariationType.FUNCTION_TYPE,
+        "breaks": VariationType.NUMERICAL_VALUE,
+        "x": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # breakpoints x piece formulas (about 40 each, 2-3 pieces) x dot sides x query point
     variant_space = 60 * 40**2 * 4 * 5

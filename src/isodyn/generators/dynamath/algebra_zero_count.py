@@ -211,6 +211,19 @@ class ZeroCount(SeedProgram):
     level = Level.UNDERGRADUATE
     answer_type = AnswerType.INT
     variation_types = (VariationType.FUNCTION_TYPE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "family": VariationType.FUNCTION_TYPE,
+        "domain": VariationType.NUMERICAL_VALUE,
+        "roots": VariationType.NUMERICAL_VALUE,
+        "quad": VariationType.NUMERICAL_VALUE,
+        "k": VariationType.NUMERICAL_VALUE,
+        "A": VariationType.NUMERICAL_VALUE,
+        "omega": VariationType.NUMERICAL_VALUE,
+        "phase": VariationType.NUMERICAL_VALUE,
+        "h": VariationType.NUMERICAL_VALUE,
+        "s": VariationType.NUMERICAL_VALUE,
+        "c": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     # polynomial root sets + sine + gaussian + damped parameter grids, times two windows
     variant_space = (3000 + 3 * 6 * 4 * 5 + 4 * 5 * 3 * 5 + 3 * 5) * 2

@@ -79,6 +79,13 @@ class BaseTenBlocks(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.COLOR,
     )
+    param_variation = {
+        "hundreds": VariationType.NUMERICAL_VALUE,
+        "tens": VariationType.NUMERICAL_VALUE,
+        "ones": VariationType.NUMERICAL_VALUE,
+        "order": VariationType.GEOMETRIC_TRANSFORMATION,
+        "colors": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # counts x group orders x colour schemes
     variant_space = 4 * 15 * 15 * 6 * 5

@@ -139,6 +139,16 @@ class BoardingPass(SeedProgram):
         VariationType.NUMERICAL_VALUE,
         VariationType.SYMBOLIC_SUBSTITUTION,
     )
+    param_variation = {
+        "airline": VariationType.REAL_LIFE_CONTEXT,
+        "passenger": VariationType.REAL_LIFE_CONTEXT,
+        "from_code": VariationType.REAL_LIFE_CONTEXT,
+        "to_code": VariationType.REAL_LIFE_CONTEXT,
+        "dep_h": VariationType.NUMERICAL_VALUE,
+        "dep_m": VariationType.NUMERICAL_VALUE,
+        "duration": VariationType.NUMERICAL_VALUE,
+        "clock": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # routes x departure times x durations x clock formats (dates and names are cosmetic)
     variant_space = 200 * 288 * 150 * 2

@@ -111,6 +111,13 @@ class ClockAfter(SeedProgram):
         VariationType.SYMBOLIC_SUBSTITUTION,
         VariationType.REAL_LIFE_CONTEXT,
     )
+    param_variation = {
+        "hour": VariationType.NUMERICAL_VALUE,
+        "minute": VariationType.NUMERICAL_VALUE,
+        "delta": VariationType.NUMERICAL_VALUE,
+        "context": VariationType.REAL_LIFE_CONTEXT,
+        "numerals": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # times shown x elapsed times x dial styles x contexts
     variant_space = 720 * 60 * 3 * 6

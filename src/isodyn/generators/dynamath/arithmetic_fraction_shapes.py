@@ -113,6 +113,11 @@ class FractionShapes(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.NUMERICAL_VALUE,
     )
+    param_variation = {
+        "shapes": VariationType.NUMERICAL_VALUE,
+        "color": VariationType.COLOR,
+        "other_color": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # four shapes, each about 4 kinds x 8 sizes x 20 shadings, x colour pairs x largest/smallest
     variant_space = 640**4 * 20 * 2

@@ -103,6 +103,13 @@ class MoneyChange(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.REAL_LIFE_CONTEXT, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "currency": VariationType.REAL_LIFE_CONTEXT,
+        "buyer": VariationType.REAL_LIFE_CONTEXT,
+        "place": VariationType.REAL_LIFE_CONTEXT,
+        "items": VariationType.NUMERICAL_VALUE,
+        "payment": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # item pairs/triples x prices x quantities x payments x currencies (names and places cosmetic)
     variant_space = 160 * 13**2 * 9 * 4 * 3

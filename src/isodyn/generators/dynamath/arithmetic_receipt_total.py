@@ -161,6 +161,15 @@ class ReceiptTotal(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.REAL_LIFE_CONTEXT, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "shop": VariationType.REAL_LIFE_CONTEXT,
+        "currency": VariationType.REAL_LIFE_CONTEXT,
+        "kind": VariationType.REAL_LIFE_CONTEXT,
+        "items": VariationType.NUMERICAL_VALUE,
+        "pct": VariationType.NUMERICAL_VALUE,
+        "off": VariationType.NUMERICAL_VALUE,
+        "threshold": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # shops x item subsets x quantities x price jitter x promotions x currencies
     variant_space = 4 * 35 * 4**4 * 20 * 12 * 3

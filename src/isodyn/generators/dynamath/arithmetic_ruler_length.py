@@ -136,6 +136,12 @@ class RulerLength(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.REAL_LIFE_CONTEXT)
+    param_variation = {
+        "start_mm": VariationType.NUMERICAL_VALUE,
+        "end_mm": VariationType.NUMERICAL_VALUE,
+        "unit": VariationType.NUMERICAL_VALUE,
+        "object": VariationType.REAL_LIFE_CONTEXT,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # start marks x end marks x units x objects
     variant_space = 38 * 70 * 3 * 5

@@ -55,6 +55,11 @@ class CircleCenter(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.TEXT
     variation_types = (VariationType.GEOMETRIC_TRANSFORMATION, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "h": VariationType.GEOMETRIC_TRANSFORMATION,
+        "k": VariationType.GEOMETRIC_TRANSFORMATION,
+        "r": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # ~70 centres x 4 radii (those that fit)
     variant_space = 70 * 4

@@ -75,6 +75,12 @@ class ConeSlant(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.INT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.GEOMETRIC_TRANSFORMATION)
+    param_variation = {
+        "r": VariationType.NUMERICAL_VALUE,
+        "h": VariationType.NUMERICAL_VALUE,
+        "inverted": VariationType.GEOMETRIC_TRANSFORMATION,
+        "elev": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # ~30 (r, h, l) triples x 3 asked x radius/diameter x 2 orientations x 3 elevations
     variant_space = 30 * 3 * 2 * 2 * 3

@@ -162,6 +162,11 @@ class CubeNet(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.SYMBOLIC_SUBSTITUTION,
     )
+    param_variation = {
+        "cells": VariationType.GRAPH_STRUCTURE,
+        "labels": VariationType.SYMBOLIC_SUBSTITUTION,
+        "symbols": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.CODE)
     # 11 nets x 8 orientations x 6 asked faces x label choices (3 sets, many arrangements) x option orders
     variant_space = 11 * 8 * 6 * 3 * 720

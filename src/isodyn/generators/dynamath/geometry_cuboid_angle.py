@@ -80,6 +80,15 @@ class CuboidAngle(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.NUMERICAL_VALUE,
     )
+    param_variation = {
+        "a": VariationType.NUMERICAL_VALUE,
+        "b": VariationType.NUMERICAL_VALUE,
+        "c": VariationType.NUMERICAL_VALUE,
+        "vertex": VariationType.GEOMETRIC_TRANSFORMATION,
+        "ends": VariationType.GEOMETRIC_TRANSFORMATION,
+        "view": VariationType.GEOMETRIC_TRANSFORMATION,
+        "colors": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 8 vertices x 18 segment pairs x 512 boxes x 20 colour pairs x 12 views
     variant_space = 8 * 18 * 512 * 20 * 12

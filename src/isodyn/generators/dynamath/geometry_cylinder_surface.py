@@ -111,6 +111,11 @@ class CylinderSurface(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.REAL_LIFE_CONTEXT, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "object": VariationType.REAL_LIFE_CONTEXT,
+        "r": VariationType.NUMERICAL_VALUE,
+        "h": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # 4 objects x ~60 (radius, height) pairs x radius-or-diameter labels
     variant_space = 4 * 60 * 2

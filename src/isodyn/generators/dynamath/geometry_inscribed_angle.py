@@ -81,6 +81,12 @@ class InscribedAngle(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.MULTIPLE_CHOICE
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.GEOMETRIC_TRANSFORMATION)
+    param_variation = {
+        "central": VariationType.NUMERICAL_VALUE,
+        "arc": VariationType.GEOMETRIC_TRANSFORMATION,
+        "find": VariationType.GEOMETRIC_TRANSFORMATION,
+        "angle_a": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 61 central angles x 2 directions x (major or, for wide angles, minor arc) x ~24 rotations x 24 orders
     variant_space = 61 * 2 * 3 * 24 * 24 // 2

@@ -111,6 +111,10 @@ class LineEquation(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.MULTIPLE_CHOICE
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.SYMBOLIC_SUBSTITUTION)
+    param_variation = {
+        "points": VariationType.NUMERICAL_VALUE,
+        "form": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # ~3000 point pairs x 3 forms x option orders
     variant_space = 3000 * 3 * 24

@@ -86,6 +86,10 @@ class LineIntersection(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.TEXT
     variation_types = (VariationType.COLOR, VariationType.GRAPH_STRUCTURE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "lines": VariationType.NUMERICAL_VALUE,
+        "colors": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # pairs of lines through grid points (~10^6) x colour choices
     variant_space = 10**6

@@ -126,6 +126,14 @@ class ParallelAngles(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.NUMERICAL_VALUE,
     )
+    param_variation = {
+        "alpha": VariationType.NUMERICAL_VALUE,
+        "x": VariationType.NUMERICAL_VALUE,
+        "beta": VariationType.GEOMETRIC_TRANSFORMATION,
+        "marked": VariationType.GEOMETRIC_TRANSFORMATION,
+        "mode": VariationType.SYMBOLIC_SUBSTITUTION,
+        "expr": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 56 ordered pairs of angles x ~80 slants x (numeric or ~200 expression pairs) x 12 rotations
     variant_space = 56 * 80 * 100 * 12

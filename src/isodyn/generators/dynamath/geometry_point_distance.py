@@ -40,6 +40,11 @@ class PointDistance(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.COLOR, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "points": VariationType.NUMERICAL_VALUE,
+        "colors": VariationType.COLOR,
+        "asked": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 143 grid points choose 3-4 positions x colour assignments x asked pair
     variant_space = 10**6

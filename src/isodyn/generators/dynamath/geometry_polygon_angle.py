@@ -83,6 +83,10 @@ class PolygonAngle(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.INT
     variation_types = (VariationType.GRAPH_STRUCTURE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "n": VariationType.GRAPH_STRUCTURE,
+        "angles": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 4 polygon sizes x thousands of angle tuples x which angle is unknown
     variant_space = 4 * 5000 * 5

@@ -102,6 +102,15 @@ class PyramidVolume(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.GEOMETRIC_TRANSFORMATION)
+    param_variation = {
+        "base": VariationType.GEOMETRIC_TRANSFORMATION,
+        "given": VariationType.GEOMETRIC_TRANSFORMATION,
+        "view": VariationType.GEOMETRIC_TRANSFORMATION,
+        "a": VariationType.NUMERICAL_VALUE,
+        "b": VariationType.NUMERICAL_VALUE,
+        "h": VariationType.NUMERICAL_VALUE,
+        "s": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # (square: 10 sides x 12 heights x 2 given-kinds) + (rectangle: 90 x 12) + (triangle: 10 x 12), x 8 views
     variant_space = (240 + 1080 + 120) * 8

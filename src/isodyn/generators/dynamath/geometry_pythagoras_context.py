@@ -197,6 +197,10 @@ class PythagorasContext(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.REAL_LIFE_CONTEXT, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "scene": VariationType.REAL_LIFE_CONTEXT,
+        "given": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # 5 scenes x 3 unknowns x ~300 pairs of given lengths
     variant_space = 5 * 3 * 300

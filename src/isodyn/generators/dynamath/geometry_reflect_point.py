@@ -75,6 +75,11 @@ class ReflectPoint(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.TEXT
     variation_types = (VariationType.GEOMETRIC_TRANSFORMATION, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "kind": VariationType.GEOMETRIC_TRANSFORMATION,
+        "c": VariationType.GEOMETRIC_TRANSFORMATION,
+        "point": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 4 line types x ~9 offsets x ~100 points
     variant_space = 4 * 9 * 100

@@ -82,6 +82,13 @@ class RegionArea(SeedProgram):
     level = Level.UNDERGRADUATE
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.FUNCTION_TYPE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "other": VariationType.FUNCTION_TYPE,
+        "k": VariationType.NUMERICAL_VALUE,
+        "x1": VariationType.NUMERICAL_VALUE,
+        "x2": VariationType.NUMERICAL_VALUE,
+        "g": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     # ~30 root pairs x 6 k x (line: 35 | parabola: 4 x 35)
     variant_space = 30 * 6 * (35 + 140)

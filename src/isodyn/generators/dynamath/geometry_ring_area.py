@@ -98,6 +98,11 @@ class RingArea(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.COLOR)
+    param_variation = {
+        "radii": VariationType.NUMERICAL_VALUE,
+        "ring_colors": VariationType.COLOR,
+        "asked": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # about 60 radius sets x 2 unit styles x ordered colour choices (6*5 or 6*5*4) x which ring
     variant_space = 60 * 2 * (30 + 120 * 2)

@@ -65,6 +65,13 @@ class SectorArea(SeedProgram):
         VariationType.COLOR,
         VariationType.GEOMETRIC_TRANSFORMATION,
     )
+    param_variation = {
+        "radius": VariationType.NUMERICAL_VALUE,
+        "angles": VariationType.NUMERICAL_VALUE,
+        "colors": VariationType.COLOR,
+        "asked": VariationType.COLOR,
+        "start": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 11 radii x ~300 angle splits x colour assignments (~100) x 12 rotations
     variant_space = 11 * 300 * 100 * 12

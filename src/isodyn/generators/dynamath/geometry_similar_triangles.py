@@ -172,6 +172,11 @@ class SimilarTriangles(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.GEOMETRIC_TRANSFORMATION)
+    param_variation = {
+        "config": VariationType.GEOMETRIC_TRANSFORMATION,
+        "points": VariationType.GEOMETRIC_TRANSFORMATION,
+        "given": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 2 configurations x 3 asked lengths x ~500 length triples x 7 rotations x 2 mirrors
     variant_space = 2 * 3 * 500 * 7 * 2

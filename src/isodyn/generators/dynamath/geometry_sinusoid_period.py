@@ -87,6 +87,13 @@ class SinusoidPeriod(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.FUNCTION_TYPE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "kind": VariationType.FUNCTION_TYPE,
+        "A": VariationType.NUMERICAL_VALUE,
+        "b": VariationType.NUMERICAL_VALUE,
+        "shift": VariationType.NUMERICAL_VALUE,
+        "d": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     # 3 functions x 7 frequencies x 7 amplitudes x 8 shifts x 5 offsets
     variant_space = 3 * 7 * 7 * 8 * 5

@@ -104,6 +104,14 @@ class TrianglePerimeter(SeedProgram):
         VariationType.NUMERICAL_VALUE,
         VariationType.GEOMETRIC_TRANSFORMATION,
     )
+    param_variation = {
+        "var": VariationType.SYMBOLIC_SUBSTITUTION,
+        "labels": VariationType.SYMBOLIC_SUBSTITUTION,
+        "value": VariationType.NUMERICAL_VALUE,
+        "coefs": VariationType.NUMERICAL_VALUE,
+        "consts": VariationType.NUMERICAL_VALUE,
+        "coords": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 6 letters x ~2000 coefficient/constant triples x 8 values x 3 asked sides x 3 forms (rotation aside)
     variant_space = 6 * 2000 * 8 * 3 * 3

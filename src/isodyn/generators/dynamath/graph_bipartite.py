@@ -97,6 +97,10 @@ class Bipartite(SeedProgram):
     level = Level.UNDERGRADUATE
     answer_type = AnswerType.MULTIPLE_CHOICE
     variation_types = (VariationType.GRAPH_STRUCTURE,)
+    param_variation = {
+        "n": VariationType.GRAPH_STRUCTURE,
+        "edges": VariationType.GRAPH_STRUCTURE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.STORY)
     variant_space = 10**9  # connected labelled graphs on 6-9 nodes at random positions
     classes = ("A", "B")

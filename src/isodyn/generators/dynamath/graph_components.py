@@ -66,6 +66,10 @@ class Components(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.INT
     variation_types = (VariationType.GRAPH_STRUCTURE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "n": VariationType.GRAPH_STRUCTURE,
+        "edges": VariationType.GRAPH_STRUCTURE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.STORY)
     variant_space = 10**9  # labelled forests-plus-edges on 7-11 nodes at random positions
 

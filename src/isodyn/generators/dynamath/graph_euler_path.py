@@ -102,6 +102,11 @@ class EulerPath(SeedProgram):
     level = Level.UNDERGRADUATE
     answer_type = AnswerType.MULTIPLE_CHOICE
     variation_types = (VariationType.GRAPH_STRUCTURE, VariationType.REAL_LIFE_CONTEXT)
+    param_variation = {
+        "n": VariationType.GRAPH_STRUCTURE,
+        "edges": VariationType.GRAPH_STRUCTURE,
+        "context": VariationType.REAL_LIFE_CONTEXT,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.STORY)
     variant_space = 10**8  # connected labelled graphs on 5-8 nodes x 5 settings
     classes = ("A", "B", "C")

@@ -80,6 +80,11 @@ class KruskalEdge(SeedProgram):
     level = Level.UNDERGRADUATE
     answer_type = AnswerType.TEXT
     variation_types = (VariationType.GRAPH_STRUCTURE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "n": VariationType.GRAPH_STRUCTURE,
+        "edges": VariationType.GRAPH_STRUCTURE,
+        "weights": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     variant_space = 10**9  # random planar graphs on 5-8 nodes x distinct weights from 1-20 x 4 ordinals
 

@@ -46,6 +46,11 @@ class NodeDegree(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.INT
     variation_types = (VariationType.GRAPH_STRUCTURE, VariationType.COLOR)
+    param_variation = {
+        "n": VariationType.GRAPH_STRUCTURE,
+        "edges": VariationType.GRAPH_STRUCTURE,
+        "color": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.STORY)
     variant_space = 10**9  # labelled graphs on 6-9 nodes x query node x 8 colours
 

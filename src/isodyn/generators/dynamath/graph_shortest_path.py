@@ -116,6 +116,11 @@ class ShortestPath(SeedProgram):
     level = Level.UNDERGRADUATE
     answer_type = AnswerType.TEXT
     variation_types = (VariationType.GRAPH_STRUCTURE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "n": VariationType.GRAPH_STRUCTURE,
+        "edges": VariationType.GRAPH_STRUCTURE,
+        "weights": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     variant_space = 10**9  # random planar graphs on 6-9 nodes x weights 1-12 x node pairs
 

@@ -115,6 +115,11 @@ class BalanceScale(SeedProgram):
         VariationType.COLOR,
         VariationType.SYMBOLIC_SUBSTITUTION,
     )
+    param_variation = {
+        "weights": VariationType.NUMERICAL_VALUE,
+        "scales": VariationType.NUMERICAL_VALUE,
+        "tokens": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # weights x scale layouts x shape/colour assignments x order
     variant_space = 9 * 8 * 7 * 200 * 120 * 6

@@ -78,6 +78,12 @@ class GridPaths(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.NUMERICAL_VALUE,
     )
+    param_variation = {
+        "rows": VariationType.GRAPH_STRUCTURE,
+        "cols": VariationType.GRAPH_STRUCTURE,
+        "blocked": VariationType.GRAPH_STRUCTURE,
+        "direction": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.CODE)
     # grid sizes x blocked sets (1 to 4 of up to 34 cells) x 2 directions
     variant_space = 16 * 40_000 * 2

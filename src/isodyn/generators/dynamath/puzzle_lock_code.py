@@ -85,6 +85,11 @@ class LockCode(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.TEXT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.REAL_LIFE_CONTEXT)
+    param_variation = {
+        "code": VariationType.NUMERICAL_VALUE,
+        "clues": VariationType.NUMERICAL_VALUE,
+        "context": VariationType.REAL_LIFE_CONTEXT,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # secret codes x hint sets (many per code) x contexts
     variant_space = 720 * 10_000 * 5

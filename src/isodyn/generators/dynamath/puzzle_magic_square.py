@@ -93,6 +93,11 @@ class MagicSquare(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.NUMERICAL_VALUE,
     )
+    param_variation = {
+        "n": VariationType.GRAPH_STRUCTURE,
+        "hidden": VariationType.GRAPH_STRUCTURE,
+        "square": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # sizes x 8 symmetries x scale/shift x hidden patterns
     variant_space = 2 * 8 * 4 * 16 * 200

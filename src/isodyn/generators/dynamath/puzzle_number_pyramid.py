@@ -82,6 +82,11 @@ class NumberPyramid(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.INT
     variation_types = (VariationType.GRAPH_STRUCTURE, VariationType.NUMERICAL_VALUE)
+    param_variation = {
+        "rows": VariationType.GRAPH_STRUCTURE,
+        "shown": VariationType.GRAPH_STRUCTURE,
+        "bottom": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.CODE)
     # bottom rows (12^3 .. 12^5) x admissible given/asked patterns
     variant_space = 12**3 * 10 + 12**4 * 60 + 12**5 * 300

@@ -108,6 +108,13 @@ class ShapeSequence(SeedProgram):
         VariationType.COLOR,
         VariationType.NUMERICAL_VALUE,
     )
+    param_variation = {
+        "pattern": VariationType.GEOMETRIC_TRANSFORMATION,
+        "orientation": VariationType.GEOMETRIC_TRANSFORMATION,
+        "colors": VariationType.COLOR,
+        "which": VariationType.COLOR,
+        "k": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.CODE)
     # patterns (with counted colour) x orientations x colour pairs x k x shown
     variant_space = (4 + 2 + 3 + 2) * 3 * 20 * 6 * 2

@@ -216,6 +216,11 @@ class CircuitResistance(SeedProgram):
         VariationType.GRAPH_STRUCTURE,
         VariationType.SYMBOLIC_SUBSTITUTION,
     )
+    param_variation = {
+        "tree": VariationType.GRAPH_STRUCTURE,
+        "values": VariationType.NUMERICAL_VALUE,
+        "symbol": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.CODE)
     # ~40 series-parallel structures x 12^(3..5) values x 2 symbols
     variant_space = 40 * 12**4 * 2

@@ -142,6 +142,12 @@ class LensFocalLength(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.GEOMETRIC_TRANSFORMATION)
+    param_variation = {
+        "d_o": VariationType.NUMERICAL_VALUE,
+        "d_i": VariationType.NUMERICAL_VALUE,
+        "image": VariationType.GEOMETRIC_TRANSFORMATION,
+        "mirrored": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # ~300 real and ~150 virtual distance pairs x 2 mirror images
     variant_space = 450 * 2

@@ -134,6 +134,7 @@ class MarkovTwoStep(SeedProgram):
     level = Level.UNDERGRADUATE
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.GRAPH_STRUCTURE)
+    param_variation = {"tenths": VariationType.NUMERICAL_VALUE}
     modalities = (Modality.IMAGE, Modality.LATEX)
     # ~(7 supports x ~30 compositions)^3 matrices x 9 queries x 12 arrangements
     variant_space = 200**3 * 9 * 12

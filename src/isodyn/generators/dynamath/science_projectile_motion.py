@@ -140,6 +140,14 @@ class ProjectileMotion(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.REAL_LIFE_CONTEXT,
     )
+    param_variation = {
+        "context": VariationType.REAL_LIFE_CONTEXT,
+        "speed": VariationType.NUMERICAL_VALUE,
+        "angle": VariationType.NUMERICAL_VALUE,
+        "g": VariationType.NUMERICAL_VALUE,
+        "reference": VariationType.GEOMETRIC_TRANSFORMATION,
+        "direction": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 5 contexts x 26 speeds x 11 angles x 2 references x 2 directions x 3 quantities x 2 g
     variant_space = 5 * 26 * 11 * 2 * 2 * 3 * 2

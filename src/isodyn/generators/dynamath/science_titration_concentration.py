@@ -133,6 +133,12 @@ class TitrationConcentration(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.FUNCTION_TYPE)
+    param_variation = {
+        "analyte": VariationType.FUNCTION_TYPE,
+        "sample_ml": VariationType.NUMERICAL_VALUE,
+        "titrant_conc": VariationType.NUMERICAL_VALUE,
+        "veq_ml": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.CODE)
     # 7 analytes x 4 sample volumes x 4 titrant concentrations x 7 equivalence volumes (about half kept)
     variant_space = 7 * 4 * 4 * 7 // 2

@@ -130,6 +130,10 @@ class VelocityDisplacement(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.FUNCTION_TYPE)
+    param_variation = {
+        "shape": VariationType.FUNCTION_TYPE,
+        "points": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.CODE)
     # 4 shapes x ~7 durations x ~100 corner-time sets x ~10^3 velocity lists x 3 question kinds
     variant_space = 4 * 7 * 100 * 1000 * 3

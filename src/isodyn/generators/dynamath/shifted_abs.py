@@ -96,6 +96,13 @@ class ShiftedAbs(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.MULTIPLE_CHOICE
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.FUNCTION_TYPE)
+    param_variation = {
+        "form": VariationType.FUNCTION_TYPE,
+        "a": VariationType.NUMERICAL_VALUE,
+        "b": VariationType.NUMERICAL_VALUE,
+        "c": VariationType.NUMERICAL_VALUE,
+        "d": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 9 shifts x 7 offsets x (7 "v" scales + 4 x 4 tilted) x 2 windows
     variant_space = 9 * 7 * (7 + 16) * 2

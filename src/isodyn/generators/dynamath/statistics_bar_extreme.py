@@ -62,6 +62,12 @@ class BarExtreme(SeedProgram):
         VariationType.GEOMETRIC_TRANSFORMATION,
         VariationType.REAL_LIFE_CONTEXT,
     )
+    param_variation = {
+        "context": VariationType.REAL_LIFE_CONTEXT,
+        "categories": VariationType.REAL_LIFE_CONTEXT,
+        "values": VariationType.NUMERICAL_VALUE,
+        "horizontal": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     # 5 contexts x ~100 category lists x ~20^5 value lists x 2 orientations x max/min
     variant_space = 10**8

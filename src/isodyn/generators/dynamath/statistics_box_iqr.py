@@ -52,6 +52,12 @@ class BoxIqr(SeedProgram):
         VariationType.COLOR,
         VariationType.GEOMETRIC_TRANSFORMATION,
     )
+    param_variation = {
+        "summaries": VariationType.NUMERICAL_VALUE,
+        "step": VariationType.NUMERICAL_VALUE,
+        "colors": VariationType.COLOR,
+        "horizontal": VariationType.GEOMETRIC_TRANSFORMATION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 5 contexts x 3 steps x ~20 bases x C(11,5)^2 summaries x 42 colour pairs x 2 orientations x 2 asked
     variant_space = 5 * 3 * 20 * 462 * 462 * 42 * 4

@@ -66,6 +66,10 @@ class DotPlotMedian(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.REAL_LIFE_CONTEXT)
+    param_variation = {
+        "context": VariationType.REAL_LIFE_CONTEXT,
+        "freqs": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.STORY)
     # 5 contexts x 8^(5..8) frequency lists (kept to totals of 9-25)
     variant_space = 5 * 10**5

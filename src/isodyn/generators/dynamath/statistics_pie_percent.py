@@ -54,6 +54,12 @@ class PiePercent(SeedProgram):
     level = Level.ELEMENTARY
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.COLOR, VariationType.REAL_LIFE_CONTEXT)
+    param_variation = {
+        "context": VariationType.REAL_LIFE_CONTEXT,
+        "categories": VariationType.REAL_LIFE_CONTEXT,
+        "counts": VariationType.NUMERICAL_VALUE,
+        "colors": VariationType.COLOR,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX)
     # 4 contexts x ~5 totals x ~10^4 compositions x 8P5 colourings x 5 asked sectors
     variant_space = 4 * 5 * 10**4 * 6720 * 5

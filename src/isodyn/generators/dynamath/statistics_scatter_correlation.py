@@ -58,6 +58,11 @@ class ScatterCorrelation(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.MULTIPLE_CHOICE
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.FUNCTION_TYPE)
+    param_variation = {
+        "trend": VariationType.FUNCTION_TYPE,
+        "x": VariationType.NUMERICAL_VALUE,
+        "y": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.CODE)
     variant_space = 10**9  # 15-30 random points: effectively unbounded
     classes = ("A", "B", "C")

@@ -92,6 +92,11 @@ class SpinnerProbability(SeedProgram):
         VariationType.COLOR,
         VariationType.SYMBOLIC_SUBSTITUTION,
     )
+    param_variation = {
+        "colors": VariationType.COLOR,
+        "numbers": VariationType.NUMERICAL_VALUE,
+        "event": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.STORY)
     # 4 sizes x n! numberings x ~4^n colourings x 9 event kinds: capped
     variant_space = 10**9

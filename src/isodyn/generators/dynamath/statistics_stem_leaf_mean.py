@@ -64,6 +64,11 @@ class StemLeafMean(SeedProgram):
     level = Level.HIGH_SCHOOL
     answer_type = AnswerType.FLOAT
     variation_types = (VariationType.NUMERICAL_VALUE, VariationType.REAL_LIFE_CONTEXT)
+    param_variation = {
+        "title": VariationType.REAL_LIFE_CONTEXT,
+        "stems": VariationType.NUMERICAL_VALUE,
+        "leaves": VariationType.NUMERICAL_VALUE,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.CODE)
     # 6 contexts x ~3 stem windows x 10^(8..16) leaf choices: capped at a round, huge number
     variant_space = 10**9

@@ -140,6 +140,11 @@ class VennCount(SeedProgram):
         VariationType.SYMBOLIC_SUBSTITUTION,
         VariationType.REAL_LIFE_CONTEXT,
     )
+    param_variation = {
+        "context": VariationType.REAL_LIFE_CONTEXT,
+        "counts": VariationType.NUMERICAL_VALUE,
+        "expr": VariationType.SYMBOLIC_SUBSTITUTION,
+    }
     modalities = (Modality.IMAGE, Modality.LATEX, Modality.STORY)
     # 5 contexts x (6 x 2 + 10 x 6 expression placements) x 13^(4 or 8) counts
     variant_space = 10**9
