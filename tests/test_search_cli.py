@@ -150,3 +150,34 @@ def test_transfer_asks_the_hard_set_to_the_second_model(run_cli, tmp_path: Path)
         assert {json.dumps(t["genome"]) for t in moved} == hard
         assert all(t["model"] == "openai/second" and t["status"] == "passed" for t in moved)
         assert "## Transfer" in (folder / "report.md").read_text()
+
+
+def test_units_a_model_cannot_answer_stop_at_once(run_cli, stub, tmp_path: Path) -> None:
+    """Image cells for a model without vision are skipped: its image unit stops after one trial instead
+    of proposing forever, while its latex unit is searched."""
+    words = [
+        w
+        for w in search_words(stub, tmp_path, "budget=6", "baseline=2", "vision=no")
+        if w != "modalities=latex"
+    ]
+    done = run_cli(*words, "modalities=image,latex")
+    assert done.code == 0, done.err
+    found = trials(only_folder(tmp_path))
+    image = [t for t in found if t["modality"] == "image"]
+    assert image and all(t["status"] == "skipped" for t in image)
+    assert len([t for t in image if t["searcher"] == "guided"]) == 1
+    assert any(t["modality"] == "latex" and t["status"] != "skipped" for t in found)
+    assert not any("image_url" in json.dumps(r) for r in stub.requests)  # no picture was sent
+
+
+def test_a_server_that_fails_every_call_ends_the_search_with_exit_1(run_cli, tmp_path: Path) -> None:
+    def broken(request: dict[str, Any]) -> ScriptedReply:
+        return ScriptedReply(text="down", status=500)
+
+    with OpenAIStub(broken) as server:
+        done = run_cli(*search_words(server, tmp_path, "budget=50", "baseline=0", "max_retries=0"))
+        assert done.code == 1, done.err
+        assert "every call of the search failed" in done.err
+        found = trials(only_folder(tmp_path))
+        assert found and all(t["status"] == "error" for t in found)
+        assert len(found) <= 3 + 4  # stopped after 3 errors in a row (a round may hold a few more)

@@ -135,6 +135,10 @@ def search(
     finally:
         screen.close()
     console.print(search_text(done), highlight=False, markup=False)
+    if done.totals.all_failed:
+        log = done.folder / "log.jsonl"
+        say("error:", "bold red", f"every call of the search failed; the reasons are in {log}")
+        raise typer.Exit(code=1)
 
 
 @app.command()

@@ -107,6 +107,14 @@ class SearchTotals:
     cost_usd: float
     undone: int  # trials max_cost left unasked
     complete: bool
+    errors: int = 0  # trials whose calls failed
+    skipped: int = 0  # trials not asked (no vision, a strategy that does not apply)
+
+    @property
+    def all_failed(self) -> bool:
+        """Every trial that was asked ended in an error (there was at least one)."""
+        asked = self.trials - self.skipped
+        return asked > 0 and self.errors == asked
 
 
 @dataclass(frozen=True)
@@ -260,6 +268,8 @@ def _totals(units: list[Unit], trials: list[Trial], rounds: SearchRounds) -> Sea
         cost_usd=round(rounds.cost_usd, 6),
         undone=rounds.undone,
         complete=rounds.undone == 0,
+        errors=sum(t.status is TrialStatus.ERROR for t in trials),
+        skipped=sum(t.status is TrialStatus.SKIPPED for t in trials),
     )
 
 

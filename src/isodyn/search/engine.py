@@ -28,12 +28,14 @@ from isodyn.generators.base import SeedProgram
 from isodyn.generators.tape import Genome, Realized, TapeError, realize
 from isodyn.record import Cell, CellResult, Status
 from isodyn.search.guided import GuidedSearch
-from isodyn.search.record import Asked, Searcher, Trial, Unit, status_of
+from isodyn.search.record import Asked, Searcher, Trial, TrialStatus, Unit, status_of
 from isodyn.search.searchers import Baseline, FixedList, Proposal, RandomSearch, VariantSearch, searchable
 from isodyn.strategies.fewshot import DEMO_INDEX_START
 
 # A searcher that proposes this many variants in a row that its unit already tried has run out.
 MAX_REPEATS_IN_A_ROW = 200
+# A unit whose calls failed this many times in a row stops (the log says why); the others go on.
+MAX_ERRORS_IN_A_ROW = 3
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ class _UnitSearch:
     numbers: int = 0
     fingerprints: set[str] = field(default_factory=set)
     repeats_in_a_row: int = 0
+    errors_in_a_row: int = 0
     exhausted: bool = False
     calls_per_ask: int = 1  # the most calls one ask of this unit has made
     params_of: dict[int, dict[str, Any]] = field(default_factory=dict)  # by trial number (parents)
@@ -295,7 +298,11 @@ class SearchRounds:
         )  # fmt: skip
         search.params_of[pending.number] = variant.params
         search.calls_per_ask = max(search.calls_per_ask, *(a.calls for a in asks))
-        search.spent += trial.calls - pending.reserved
+        # an ask that made no call (a failed one) still uses the budget: a search never loops for free
+        search.spent += sum(max(1, a.calls) for a in asks) - pending.reserved
+        search.errors_in_a_row = search.errors_in_a_row + 1 if status is TrialStatus.ERROR else 0
+        if status is TrialStatus.SKIPPED or search.errors_in_a_row >= MAX_ERRORS_IN_A_ROW:
+            search.exhausted = True  # a unit's cells are skipped alike (no vision, ...), or its calls fail
         pending.searcher.observe(pending.number, pending.proposal, pending.realized, status)
         self.trials.append(trial)
         if self.on_trial:
