@@ -4,7 +4,8 @@ What it may vary is what the seed itself draws (`generators/tape.py`): every val
 a legitimate variant, and the seed computes the truth from it. Two moves:
 
 - **Explore** (until a failure is found, and a quarter of the time after): a fresh variant index whose
-  first `DIMENSIONS` tweakable draws are set from one point of a scrambled Sobol sequence, after two
+  first `DIMENSIONS` tweakable values (one per value of a draw, in the order the designed variant
+  draws them) are set from one point of a scrambled Sobol sequence, after two
   points at the ends of every range (all draws at their lowest, then at their highest). Each draw's
   range is then covered evenly rather than by independent luck: a failure region that depends on one or
   two of the seed's parameters (a number past some size, a slope's sign, an interval) is met sooner
@@ -32,7 +33,9 @@ from isodyn.generators.tape import DrawRecord, Genome, Realized, TapeError, Valu
 from isodyn.search.record import Searcher, TrialStatus
 from isodyn.search.searchers import Proposal
 
-DIMENSIONS = 32  # draws set by the design; later draws of a variant stay as its index drew them
+DIMENSIONS = 64  # values set by the design; later draws of a variant stay as its index drew them
+DESIGN_PASSES = 4  # re-draws of a designed variant until its draws take their coordinates
+VECTOR_LIMIT = 12  # a draw of more values than this (a layout, a list of edges) stays as drawn
 EXPLOIT_SHARE = 0.75
 BLOCK = 1024  # Sobol points made at a time (a power of two keeps their balance)
 EXPLORE = "explore"
@@ -138,16 +141,21 @@ class GuidedSearch:
     def _exploration(self) -> Proposal | None:
         index = self._explored
         point = self._next_point()
-        try:
-            base = realize(self.seed, Genome(self.seed.seed_id, index, self.base_seed))
-        except TapeError:
-            return None
+        genome = Genome(self.seed.seed_id, index, self.base_seed)
+        # The point's coordinates go to the draws the designed variant itself makes, in order: a draw
+        # whose range or presence depends on earlier values (a branch, a rejection loop) gets its
+        # coordinate in the range it has there. Re-drawn until the design stops changing.
         tweaks: dict[int, Value] = {}
-        for draw, u in zip(_designable(base.draws), point, strict=False):
-            value = design_value(draw, float(u))
-            if value is not None:
-                tweaks[draw.position] = value
-        return Proposal(base.genome.with_tweaks(tweaks), arm=EXPLORE)
+        for attempt in range(DESIGN_PASSES + 1):
+            try:
+                drawn = realize(self.seed, genome.with_tweaks(tweaks))
+            except TapeError:
+                return None
+            designed = design(drawn.draws, point) if attempt < DESIGN_PASSES else tweaks
+            if designed == tweaks:
+                break
+            tweaks = designed
+        return Proposal(genome.with_tweaks(tweaks), arm=EXPLORE)
 
     # --- mutate --------------------------------------------------------------------------------------
 
@@ -205,9 +213,38 @@ def _count(arm: _Arm, failed: bool) -> None:
         arm.passes += 1
 
 
-def _designable(draws: tuple[DrawRecord, ...]) -> list[DrawRecord]:
-    """The draws the design sets: scalar ones with more than one value, in the order drawn."""
-    return [d for d in draws if d.size == 1 and d.high > d.low and d.kind != "permutation"][:DIMENSIONS]
+def design(draws: tuple[DrawRecord, ...], point: np.ndarray) -> dict[int, Value]:
+    """The tweaks that set the draws from the point's coordinates, taken in the order drawn: one per
+    value of each draw with more than one possible value (a draw of several values takes as many;
+    permutations and draws of more than VECTOR_LIMIT values stay as drawn), until they run out."""
+    tweaks: dict[int, Value] = {}
+    at = 0
+    for draw in draws:
+        if draw.high <= draw.low or draw.kind == "permutation" or draw.size > VECTOR_LIMIT:
+            continue
+        if at + draw.size > len(point):
+            break
+        us = [float(u) for u in point[at : at + draw.size]]
+        at += draw.size
+        value = design_value(draw, us[0]) if draw.size == 1 else design_values(draw, us)
+        if value is not None:
+            tweaks[draw.position] = value
+    return tweaks
+
+
+def design_values(draw: DrawRecord, us: list[float]) -> Value | None:
+    """The values of a draw of several at the coordinates `us`, each in the draw's range; for a choice
+    without replacement each among the options not yet taken. None when a value is not allowed."""
+    if draw.kind == "choice" and draw.distinct:
+        options = [i for i in range(int(draw.low), int(draw.high) + 1) if _allowed(draw, i)]
+        if len(options) < len(us):
+            return None
+        return [options.pop(min(int(u * len(options)), len(options) - 1)) for u in us]
+    values = [design_value(draw, u) for u in us]
+    if draw.kind in ("random", "uniform"):
+        return [float(v) for v in values if isinstance(v, float)]
+    picked = [v for v in values if isinstance(v, int)]
+    return picked if len(picked) == len(us) else None
 
 
 def design_value(draw: DrawRecord, u: float) -> Value | None:
