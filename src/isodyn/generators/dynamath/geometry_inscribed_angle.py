@@ -127,6 +127,11 @@ class InscribedAngle(SeedProgram):
                 180 - 2 * inscribed,
             }
         distractors = sorted(v for v in pool if 0 < v < 360 and v != truth)
+        for step in (10, -10, 20, -20, 30):  # too few distinct wrong angles (a few variants): nearby ones
+            if len(distractors) >= 3:
+                break
+            if 0 < truth + step < 360 and truth + step not in distractors:
+                distractors.append(truth + step)
         picked = [int(v) for v in rng.choice(distractors, size=3, replace=False)]
         options = [truth, *picked]
         order = rng.permutation(4)

@@ -90,6 +90,11 @@ class SectorArea(SeedProgram):
         for v in pool:
             if v > 0 and v != truth and v not in distractors:
                 distractors.append(v)
+        for v in (3 * truth, truth * Fraction(3, 2), truth * Fraction(3, 4)):  # too few (a few variants)
+            if len(distractors) >= 3:
+                break
+            if v not in distractors:
+                distractors.append(v)
         picked_idx = rng.choice(len(distractors), size=3, replace=False)
         values = [truth, *(distractors[int(i)] for i in picked_idx)]
         order = rng.permutation(4)
