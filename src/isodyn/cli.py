@@ -123,7 +123,7 @@ def search(
     variants: `exp run dataset=out/search-.../hardset` asks exactly those). The same command again
     asks the same variants and replays every call from the cache."""
     from isodyn.commands.search import SearchRequest, run_search
-    from isodyn.search.screen import SearchScreen, search_text
+    from isodyn.search_screen import SearchScreen, search_text
 
     screen = SearchScreen()
     try:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from isodyn.core import Variant
+from isodyn.errors import IsodynError
 from isodyn.generators.base import SeedProgram, variant_rng
 
 # A seed that draws this many tweakable values for one variant is looping on tweaked values.
@@ -36,7 +37,7 @@ MAX_TWEAK_LENGTH = 4096
 Value = int | float | list[int] | list[float]
 
 
-class TapeError(ValueError):
+class TapeError(IsodynError, ValueError):
     """A genome that cannot be realized: a tweak out of its draw's range, a seed that loops or fails."""
 
 
