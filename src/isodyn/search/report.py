@@ -42,7 +42,7 @@ from isodyn.search.analysis import (
     transfer_share,
     variation_effects,
 )
-from isodyn.search.record import Trial
+from isodyn.search.record import Searcher, Trial
 from isodyn.textsafe import markdown_text
 
 TRIED_MARKS = (1, 10, 25, 50, 100)
@@ -170,7 +170,7 @@ def _curves(given: SearchReportInput, curves: Sequence[Curve]) -> list[str]:
     return lines
 
 
-def _gap_sentence(gap: Gap) -> str:
+def _gap_sentence(gap: Gap, n: int) -> str:
     points = _number(gap.overestimate.estimate * 100, 1)
     if gap.seeds >= MIN_INTERVAL_SEEDS:
         low, high = _number(gap.overestimate.low * 100, 1), _number(gap.overestimate.high * 100, 1)
@@ -178,28 +178,29 @@ def _gap_sentence(gap: Gap) -> str:
     else:
         how_sure = f"(too few seeds for an interval: {gap.seeds})"
     return (
-        f"- DynaMath's {DYNAMATH_VARIANTS}-variant worst case overestimates robustness by {points} points "
+        f"- DynaMath's {n}-variant worst case overestimates robustness by {points} points "
         f"{how_sure} for {_arm_text(gap.arm)}."
     )
 
 
-def _gaps(gaps: Sequence[Gap]) -> list[str]:
+def _gaps(gaps: Sequence[Gap], n: int = DYNAMATH_VARIANTS) -> list[str]:
+    """`n`: the baseline's variants per seed (DynaMath's 10 unless the search was told otherwise)."""
     lines = [
-        "## DynaMath's 10 variants vs the search",
+        f"## DynaMath's {n} variants vs the search",
         "",
-        f"A_wst over DynaMath's variants 0..{DYNAMATH_VARIANTS - 1} against A_wst once the search's "
+        f"A_wst over DynaMath's variants 0..{n - 1} against A_wst once the search's "
         "variants are added (a seed is robust only with no confirmed failure in either); the "
         "overestimate is their difference in points, a paired cluster-bootstrap interval over seeds.",
         "",
     ]
     measured = [g for g in gaps if g.seeds]
-    lines += [_gap_sentence(g) for g in measured]
+    lines += [_gap_sentence(g, n) for g in measured]
     lines += [f"- No baseline trials for {_arm_text(g.arm)}: left out." for g in gaps if not g.seeds]
     rows = [
         {
             **_arm_columns(g.arm),
             "seeds": g.seeds,
-            "A_wst (10 variants)": _estimate(g.baseline, g.seeds),
+            f"A_wst ({n} variants)": _estimate(g.baseline, g.seeds),
             "A_wst (searched)": _estimate(g.searched, g.seeds),
             "overestimate (points)": _estimate(g.overestimate, g.seeds, 100, 1),
             "seeds fell": len(g.fallen),
@@ -452,7 +453,8 @@ def search_report(outcome: SearchReportInput) -> str:
     lines = [f"# {markdown_text(outcome.title)}", ""]
     lines += _searched(outcome)
     lines += _curves(outcome, all_curves(trials, outcome.resamples, outcome.seed))
-    lines += _gaps(gaps)
+    baseline = [t.number + 1 for t in trials if t.searcher is Searcher.BASELINE]
+    lines += _gaps(gaps, max(baseline, default=DYNAMATH_VARIANTS))
     lines += _fallen(gaps)
     lines += _explanations(explain(trials))
     lines += _variation_effects(variation_effects(trials, outcome.declared))
