@@ -32,8 +32,10 @@ from isodyn.experiments.config import (
 from isodyn.experiments.plan import Plan, plan_experiment
 from isodyn.experiments.runner import ModelUnavailable
 from isodyn.generators.tape import Genome
+from isodyn.models.catalog import is_local
 from isodyn.search.engine import SearchRounds, SearchSettings
 from isodyn.search.record import Searcher, Trial, TrialStatus, Unit
+from isodyn.search.searchers import searchable
 
 # What `exp search` adds to a run's settings, and the run settings it decides itself.
 _SEARCHERS = {
@@ -153,7 +155,7 @@ def run_search(request: SearchRequest, hooks: SearchHooks | None = None) -> Sear
     planned = replace(config, models=config.models + settings.transfer)
     plan = plan_experiment(planned)
     folder = _new_folder(config, settings)
-    _write_json(folder / "search.json", {"settings": settings.to_json(), "run": config.to_json()})
+    _write_search_json(folder, request)
     lines = (folder / "trials.jsonl").open("a", encoding="utf-8")
 
     def on_trial(trial: Trial) -> None:
@@ -177,10 +179,7 @@ def run_search(request: SearchRequest, hooks: SearchHooks | None = None) -> Sear
     hardset = folder / "hardset"
     _write_outputs(plan, settings, folder, trials, hardset)
     totals = _totals(units, trials, rounds)
-    _write_json(
-        folder / "search.json",
-        {"settings": settings.to_json(), "run": config.to_json(), "totals": totals.__dict__},
-    )
+    _write_search_json(folder, request, totals)
     return SearchResult(folder, trials, totals, folder / "report.md", hardset)
 
 
@@ -213,9 +212,6 @@ def _transfer_units(trials: list[Trial], settings: SearchSettings) -> dict[Unit,
 
 def _notices(plan: Plan, settings: SearchSettings) -> list[str]:
     """What the user should know before the search spends anything."""
-    from isodyn.models.catalog import is_local
-    from isodyn.search.searchers import searchable
-
     lines = [
         f"{seed} cannot be shown as {modality.value}: not searched"
         for seed, modality in plan.grid.not_renderable
@@ -254,8 +250,13 @@ def _new_folder(config: ExperimentConfig, settings: SearchSettings) -> Path:
     return folder
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    write_atomic(path, (json.dumps(data, indent=2, allow_nan=False, default=str) + "\n").encode())
+def _write_search_json(folder: Path, request: SearchRequest, totals: SearchTotals | None = None) -> None:
+    """search.json: the settings (at the start), then with the totals (at the end)."""
+    data: dict[str, Any] = {"settings": request.settings.to_json(), "run": request.config.to_json()}
+    if totals is not None:
+        data["totals"] = totals.__dict__
+    text = json.dumps(data, indent=2, allow_nan=False, default=str) + "\n"
+    write_atomic(folder / "search.json", text.encode())
 
 
 def _totals(units: list[Unit], trials: list[Trial], rounds: SearchRounds) -> SearchTotals:
@@ -303,7 +304,9 @@ def write_report(
     from isodyn.search.report import SearchReportInput, draw_curves, search_report
 
     (folder / "figures").mkdir(exist_ok=True)
-    figure = draw_curves(all_curves(trials), folder / "figures" / "worst-case.png")
+    # one bootstrap for the figure and the report's table: the same bands in both
+    curves = all_curves(trials, seed=settings.search_seed)
+    figure = draw_curves(curves, folder / "figures" / "worst-case.png")
     shown = tuple((name, json.dumps(value) if not isinstance(value, str) else value)
                   for name, value in settings.to_json().items())  # fmt: skip
     text = search_report(
@@ -315,6 +318,7 @@ def write_report(
             budget=settings.budget,
             seed=settings.search_seed,
             declared=declared,
+            curves=curves,
         )
     )
     report = folder / "report.md"

@@ -39,6 +39,7 @@ from isodyn.core import Modality, Representation, Variant
 from isodyn.datasets.kinds import DATASETS, DatasetKind
 from isodyn.datasets.reader import one_line
 from isodyn.generators import SeedProgram, all_seeds
+from isodyn.generators.base import StandInSeed
 from isodyn.generators.contained import (
     ReleaseError,
     check_count,
@@ -235,24 +236,16 @@ def _realized(item: HardItem, seed: SeedProgram, where: str) -> Variant:
 # ------------------------------------------------------------------------------------------ seeds
 
 
-class HardVariant(SeedProgram):
+class HardVariant(StandInSeed):
     """One hard variant as a seed of one variant: variant 0 (any index below the demonstrations')
     is the hard variant, whatever the run's base seed; a demonstration index draws a fresh variant
-    of the real seed. Renderings are the real seed's, of the variant under the real seed's id."""
-
-    memoizable = False  # keyed by this module's source, not the real seed's renderer: never memoized
+    of the real seed. Renderings are the real seed's, of the variant under the real seed's id.
+    Never memoized (a stand-in): keyed by this module's source, not the real seed's renderer."""
 
     def __init__(self, item: HardItem, real: SeedProgram, variant: Variant) -> None:
+        super().__init__(real, item.id, 1)
         self.item = item
-        self.real = real
         self.hard = variant  # as realized, at the genome's index, under the real seed's id
-        self.seed_id = item.id
-        self.topic = real.topic
-        self.level = real.level
-        self.answer_type = real.answer_type
-        self.variant_space = 1
-        self.modalities = real.modalities  # type: ignore[misc]  # per item: its real seed's
-        self.variation_types = real.variation_types  # type: ignore[misc]
 
     def variant(self, index: int, base_seed: int = 0) -> Variant:
         # The grid finds a variant's seed by `variant.seed_id`: the item id, not the real seed's.

@@ -132,6 +132,25 @@ class SeedProgram(ABC):
         return self.render(variant, modality)
 
 
+class StandInSeed(SeedProgram):
+    """A seed that shows another seed's variants under an id of its own (a search's proposals, a hard
+    set's items): it is what the real seed is (topic, level, answer type, modalities, variation types,
+    classes, declared params); how it numbers and renders its variants is the subclass's."""
+
+    memoizable = False  # its numbers do not name the real seed's variants
+
+    def __init__(self, real: SeedProgram, seed_id: str, variant_space: int) -> None:
+        self.real = real
+        self.seed_id = seed_id
+        self.variant_space = variant_space
+        self.topic, self.level, self.answer_type = real.topic, real.level, real.answer_type
+        # per instance: each stand-in is of its own real seed
+        self.modalities = real.modalities  # type: ignore[misc]
+        self.variation_types = real.variation_types  # type: ignore[misc]
+        self.classes = real.classes  # type: ignore[misc]
+        self.param_variation = real.param_variation  # type: ignore[misc]
+
+
 # Not an IsodynError: isodyn only asks a seed for the modalities it lists, so one reaching `exp`
 # is a bug and shows its traceback; a library caller catches it as the LookupError it is.
 class UnsupportedModality(LookupError):

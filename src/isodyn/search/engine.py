@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.plan import Plan
 from isodyn.experiments.runner import execute
-from isodyn.generators.base import SeedProgram
+from isodyn.generators.base import SeedProgram, StandInSeed
 from isodyn.generators.tape import Genome, Realized, TapeError, realize
 from isodyn.record import Cell, CellResult, Status
 from isodyn.search.guided import GuidedSearch
@@ -58,20 +58,12 @@ class SearchSettings:
         }  # fmt: skip
 
 
-class ProposedSeed(SeedProgram):
+class ProposedSeed(StandInSeed):
     """A seed whose variant N is the Nth variant the search proposed for it (the demonstrations a
     strategy draws, at DEMO_INDEX_START and above, stay the seed's own)."""
 
-    memoizable = False  # numbers mean other variants in another search
-
     def __init__(self, seed: SeedProgram) -> None:
-        self.real = seed
-        self.seed_id = seed.seed_id
-        self.topic, self.level, self.answer_type = seed.topic, seed.level, seed.answer_type
-        self.variant_space = seed.variant_space
-        self.variation_types = seed.variation_types  # type: ignore[misc]
-        self.modalities = seed.modalities  # type: ignore[misc]
-        self.classes = seed.classes  # type: ignore[misc]
+        super().__init__(seed, seed.seed_id, seed.variant_space)
         self.proposed: list[Variant] = []
         self._numbers: dict[str, int] = {}
 
@@ -95,8 +87,7 @@ class ProposedSeed(SeedProgram):
 class _Pending:
     """A trial being asked: its first ask, then its confirmations."""
 
-    unit: Unit
-    searcher: VariantSearch
+    search: _UnitSearch
     number: int
     proposal: Proposal
     realized: Realized
@@ -155,7 +146,6 @@ class SearchRounds:
         self.calls_made = 0  # calls sent to a model, over every round
         self.answers: dict[Cell, Asked] = {}  # every cell asked so far
         self.cost_usd = 0.0
-        self.unrealizable = 0  # proposals the seed could not draw (TapeError)
 
     # --- the units ------------------------------------------------------------------------------------
 
@@ -209,14 +199,14 @@ class SearchRounds:
             still: list[_Pending] = []
             for pending in confirming:
                 pending.asks.extend(results[(id(pending), r)] for r in range(1, self.settings.confirm + 1))
-                self._finish(pending, searches)
+                self._finish(pending)
             for pending in asking:
                 first = results[(id(pending), 0)]
                 pending.asks.append(first)
-                if first.clearly_wrong and self.settings.confirm > 0 and first.correct is False:
+                if first.clearly_wrong and self.settings.confirm > 0:
                     still.append(pending)
                 else:
-                    self._finish(pending, searches)
+                    self._finish(pending)
             confirming = still
         return self.trials
 
@@ -243,13 +233,12 @@ class SearchRounds:
             if proposal is None:
                 break
             try:
-                realized = (
+                realized = proposal.realized or (
                     realize(seed.real, proposal.genome)
                     if searchable(seed.real)
                     else _plain(seed.real, proposal.genome)
                 )
-            except TapeError:
-                self.unrealizable += 1
+            except TapeError:  # a seed that cannot take these values: passed over like a repeat
                 search.repeats_in_a_row += 1
                 continue
             fingerprint = _question_print(realized.variant)
@@ -263,7 +252,7 @@ class SearchRounds:
             index = seed.number_of(realized)
             if self.on_variant:
                 self.on_variant(search.unit, seed.proposed[index])
-            return _Pending(search.unit, search.searcher, number, proposal, realized, index)
+            return _Pending(search, number, proposal, realized, index)
         search.exhausted = True
         return None
 
@@ -280,20 +269,20 @@ class SearchRounds:
             self.calls_made += int(this_round["calls_made"])
             self.cost_usd += float(this_round["cost_usd"])
             for result in outcome.results:
-                self.answers[result.cell] = _asked(result, result.cell.repeat)
+                self.answers[result.cell] = _asked(result)
         if any(c not in self.answers for c in cells.values()):
             return None
         return {job: self.answers[cell] for job, cell in cells.items()}
 
-    def _finish(self, pending: _Pending, searches: list[_UnitSearch]) -> None:
+    def _finish(self, pending: _Pending) -> None:
         asks = tuple(pending.asks)
         status = status_of(asks)
         variant = pending.realized.variant
-        search = next(s for s in searches if s.searcher is pending.searcher)
+        search = pending.search
         parent = pending.proposal.parent
         before = None if parent is None else search.params_of.get(parent)
         trial = Trial(
-            pending.unit, pending.searcher.kind, pending.number, pending.realized.genome, variant.params,
+            search.unit, search.searcher.kind, pending.number, pending.realized.genome, variant.params,
             variant.answer, asks, status, parent, _changed(before, variant.params),
         )  # fmt: skip
         search.params_of[pending.number] = variant.params
@@ -303,7 +292,7 @@ class SearchRounds:
         search.errors_in_a_row = search.errors_in_a_row + 1 if status is TrialStatus.ERROR else 0
         if status is TrialStatus.SKIPPED or search.errors_in_a_row >= MAX_ERRORS_IN_A_ROW:
             search.exhausted = True  # a unit's cells are skipped alike (no vision, ...), or its calls fail
-        pending.searcher.observe(pending.number, pending.proposal, pending.realized, status)
+        search.searcher.observe(pending.number, pending.proposal, pending.realized, status)
         self.trials.append(trial)
         if self.on_trial:
             self.on_trial(trial)
@@ -317,7 +306,7 @@ def _changed(before: dict[str, Any] | None, after: dict[str, Any]) -> tuple[str,
 
 
 def _cell(pending: _Pending, repeat: int) -> Cell:
-    u = pending.unit
+    u = pending.search.unit
     return Cell(u.model, u.strategy, u.modality, u.seed_id, pending.index, repeat)
 
 
@@ -335,10 +324,10 @@ def _question_print(variant: Variant) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def _asked(result: CellResult, repeat: int) -> Asked:
+def _asked(result: CellResult) -> Asked:
     calls = len(result.calls)
     return Asked(
-        repeat=repeat,
+        repeat=result.cell.repeat,
         correct=result.correct if result.outcome.graded else None,
         clear=result.ambiguity == "clear" and result.outcome.status is Status.OK,
         extracted=result.extracted,
@@ -346,8 +335,3 @@ def _asked(result: CellResult, repeat: int) -> Asked:
         cached=calls > 0 and all(bool(c.cache_hit) for c in result.calls),
         status=result.outcome.reason,
     )
-
-
-def trial_lines(trials: list[Trial]) -> Iterator[str]:
-    for trial in trials:
-        yield json.dumps(trial.to_json(), allow_nan=False) + "\n"

@@ -155,7 +155,7 @@ class GuidedSearch:
             if designed == tweaks:
                 break
             tweaks = designed
-        return Proposal(genome.with_tweaks(tweaks), arm=EXPLORE)
+        return Proposal(drawn.genome, arm=EXPLORE, realized=drawn)  # drawn: this design, realized
 
     # --- mutate --------------------------------------------------------------------------------------
 

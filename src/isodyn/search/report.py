@@ -69,6 +69,8 @@ class SearchReportInput:
     title: str = "Worst-variant search"
     # seed id -> param -> variation type (the seeds' `param_variation`), for which types matter
     declared: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # the worst-case curves when already computed (for the figure, with these resamples and seed)
+    curves: Sequence[Curve] | None = None
 
 
 # --- formatting -----------------------------------------------------------------------------------------
@@ -452,7 +454,10 @@ def search_report(outcome: SearchReportInput) -> str:
     gaps = dynamath_gap(trials, outcome.resamples, outcome.seed)
     lines = [f"# {markdown_text(outcome.title)}", ""]
     lines += _searched(outcome)
-    lines += _curves(outcome, all_curves(trials, outcome.resamples, outcome.seed))
+    curves = outcome.curves
+    if curves is None:
+        curves = all_curves(trials, outcome.resamples, outcome.seed)
+    lines += _curves(outcome, curves)
     baseline = [t.number + 1 for t in trials if t.searcher is Searcher.BASELINE]
     lines += _gaps(gaps, max(baseline, default=DYNAMATH_VARIANTS))
     lines += _fallen(gaps)

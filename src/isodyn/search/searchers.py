@@ -26,6 +26,7 @@ class Proposal:
     genome: Genome
     parent: int | None = None  # the trial (its number) this variant was made from, if any
     arm: str | None = None  # what the guided searcher changed (for its bandit and the report)
+    realized: Realized | None = None  # the variant, when the searcher already drew it (not drawn twice)
 
 
 class VariantSearch(Protocol):
