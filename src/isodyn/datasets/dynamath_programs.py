@@ -386,6 +386,9 @@ _DISPLAY = re.compile(
 
 # e.g. matplotlib 3.11 removed boxplot's `labels=` (DynaMath's Q437-Q463 boxplots pass it)
 _OLDER_API = re.compile(r"got an unexpected keyword argument")
+# IPython's latex_to_png returns None where dvipng is missing; the program fails further on, on None.
+_NONE_FROM_LATEX = re.compile(r"TypeError: .*(NoneType|bytes-like)")
+_CALLS_DVIPNG = re.compile(r"latex_to_png|dvipng")
 
 
 def needs(error: ProgramError, source: str = "") -> str:
@@ -400,8 +403,10 @@ def needs(error: ProgramError, source: str = "") -> str:
         return "LaTeX"
     if _DISPLAY.search(error.reason):
         return "a display"
-    if _LATEX.search(error.detail) or (_LATEX.search(source) and not shutil.which("dvipng")):
-        return "LaTeX (dvipng)"  # IPython's latex_to_png gives None without it: a TypeError further on
+    if _LATEX.search(error.detail) or (
+        _NONE_FROM_LATEX.search(error.reason) and _CALLS_DVIPNG.search(source) and not shutil.which("dvipng")
+    ):
+        return "LaTeX (dvipng)"
     if _OLDER_API.search(error.reason):
         return "an older version of a library (an argument it no longer takes)"
     return ""
