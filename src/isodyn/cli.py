@@ -25,7 +25,14 @@ from isodyn.terminal import stdout_console as _stdout_console
 if TYPE_CHECKING:
     from isodyn.commands.cache import CacheOutcome
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="isodyn: robustness experiments.")
+# Markdown: help text is wrapped as paragraphs at any width (rich's own mode keeps every line break
+# of a docstring) and `[/MODALITY]` in a parameter's help is text, not a style tag.
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="isodyn: robustness experiments.",
+    rich_markup_mode="markdown",
+)
 
 
 def fail(message: str) -> typer.Exit:
