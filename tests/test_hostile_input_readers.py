@@ -102,6 +102,18 @@ def test_a_row_set_aside_is_moved_out_when_the_run_resumes(tmp_path: Path) -> No
     assert again.damaged == 0 and [r.variant for r in again.results] == [0, 2]
 
 
+def test_the_warning_names_only_a_file_that_exists(tmp_path: Path, run_cli) -> None:
+    """A report reads a run as it is: it moves nothing, so its warning names no results.damaged.jsonl;
+    a resume moves the line, and says where (issue 38)."""
+    run_dir = write_run(tmp_path / "run", cell(0), "{cut\n", cell(2))
+    done = run_cli("report", str(run_dir))
+    assert done.code == 0, done.err
+    assert "1 damaged line(s) of results.jsonl skipped; the first, line 2" in done.err
+    assert DAMAGED_FILE not in done.err and not (run_dir / DAMAGED_FILE).exists()
+    moved = read_results(run_dir, repair=True).problems() or ""
+    assert f"(moved to {DAMAGED_FILE})" in moved and (run_dir / DAMAGED_FILE).is_file()
+
+
 def test_a_row_of_a_newer_schema_refuses_the_run_and_rewrites_nothing(tmp_path: Path, run_cli) -> None:
     run_dir = write_run(tmp_path / "run", cell(0), "{not json\n", cell(1, schema=99))
     before = (run_dir / "results.jsonl").read_bytes()

@@ -330,13 +330,16 @@ class Run:
     damaged: int = 0  # lines set aside as damaged (see `read_rows`)
     duplicates: int = 0  # rows of a cell already read (two processes wrote one run): ignored
     first_problem: str | None = None  # the first damaged line and why
+    moved: bool = False  # the damaged lines were moved to DAMAGED_FILE (a repairing read)
 
     def problems(self) -> str | None:
-        """One line on what was set aside, or None."""
+        """One line on what was set aside, or None. It names DAMAGED_FILE only when the lines were
+        moved there: a plain read (a report) leaves results.jsonl as it is and writes no such file."""
         said = []
         if self.damaged:
+            where = f" (moved to {DAMAGED_FILE})" if self.moved else ""
             said.append(
-                f"{self.damaged} damaged line(s) of results.jsonl skipped (kept in {DAMAGED_FILE}); "
+                f"{self.damaged} damaged line(s) of results.jsonl skipped{where}; "
                 f"the first, {self.first_problem}"
             )
         if self.duplicates:
@@ -362,7 +365,7 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
             results.append(result)
     return Run(
         run_dir, results, config, _object(read_json(run_dir / "summary.json")), read.damaged,
-        len(read.rows) - len(results), read.first_problem,
+        len(read.rows) - len(results), read.first_problem, moved=repair and read.damaged > 0,
     )  # fmt: skip
 
 
