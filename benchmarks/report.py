@@ -26,7 +26,7 @@ from isodyn.generators.base import SEEDS
 STRATEGIES = {"zeroshot": 0.0, "cot3": 0.6, "antimem+cot3": 0.5, "permute+zeroshot": -0.2,
               "sc@5+cot3": 0.8, "variantdemo": 0.3, "selfdemo": 1.2}  # fmt: skip
 MODALITIES = {"image": -0.7, "latex": 0.3, "code": 0.1, "story": 0.0}
-MODELS = {"openai/gpt-4o": 0.6, "qwen2-vl-7b": -0.6}
+MODELS = {"synthetic/strong": 0.6, "synthetic/weak": -0.6}  # made up: no model was asked
 VARIANTS = 3
 
 
