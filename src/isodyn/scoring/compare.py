@@ -28,11 +28,15 @@ from functools import lru_cache
 from typing import Any
 
 from isodyn.core import AnswerType
+from isodyn.scoring.bounds import as_float, exact_decimal, route_math_verify_logs, tame, tame_text
 from isodyn.scoring.fast_math import fast_equation_equivalent, fast_equivalent, fast_value, translate
 from isodyn.scoring.text import unicode_math
 
 DYNAMATH_ABS_TOLERANCE = 1e-3  # DynaMath scores floats with an absolute tolerance of 0.001
 _LETTERS = "ABCDEFGHIJ"
+# A number as read: exact (a Fraction) when written as a decimal or a fraction, so that integers and
+# long decimals compare exactly; a float when computed from a closed form (`2\sqrt{3}`).
+Number = Fraction | float
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,22 @@ class Tolerance:
     absolute: float = DYNAMATH_ABS_TOLERANCE
     relative: float = 0.0
 
-    def close(self, value: float, truth: float) -> bool:
+    def close(self, value: Number, truth: Number) -> bool:
+        absolute, relative = _as_written(self.absolute), _as_written(self.relative)
+        if isinstance(value, Fraction) and isinstance(truth, Fraction) and absolute is not None:
+            # as written, so exactly: 12345678901234567891 is not 12345678901234567890
+            return abs(value - truth) <= max(absolute, (relative or 0) * abs(truth))
+        value, truth = as_float(value), as_float(truth)
         return abs(value - truth) <= max(self.absolute, self.relative * abs(truth))
+
+
+@lru_cache(maxsize=64)
+def _as_written(value: object) -> Fraction | None:
+    """A tolerance as the decimal it is written as (0.001 is 1/1000, not the float nearest to it);
+    None for anything but a finite number."""
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return exact_decimal(repr(float(value)))
 
 
 # ---- presentation ---------------------------------------------------------------------------------
@@ -259,7 +277,8 @@ _UNIT_TEXT = re.compile(r"\\(?:mathrm|text|textrm|operatorname|mbox)\s*\{[^{}]*\
 
 @lru_cache(maxsize=4096)
 def _sympy_number(text: str) -> float | None:
-    """A closed-form number in LaTeX or plain notation (`2\\sqrt{3}`, `\\frac{3}{4}\\pi`) via math-verify."""
+    """A closed-form number in LaTeX or plain notation (`2\\sqrt{3}`, `\\frac{3}{4}\\pi`) via math-verify;
+    None also for one beyond the bounds of `bounds.tame` (`9^{9^{9^{9}}}`)."""
     bare = _TRAILING_UNIT.sub("", _UNIT_TEXT.sub("", text))
     if re.search(r"[A-Za-z]", _NUMBER_NOTATION.sub("", bare)):
         return None  # a variable or a word is left: no closed-form number
@@ -271,7 +290,7 @@ def _sympy_number(text: str) -> float | None:
         if getattr(expr, "free_symbols", {1}) or not expr.is_number:
             return None
         value = complex(expr.evalf())
-    except (TypeError, ValueError, AttributeError):
+    except (TypeError, ValueError, AttributeError, ArithmeticError):
         return None
     if abs(value.imag) > 1e-12 or not math.isfinite(value.real):
         return None
@@ -280,9 +299,18 @@ def _sympy_number(text: str) -> float | None:
 
 @lru_cache(maxsize=16384)  # options and marked answers recur across a question's replies
 def parse_number(candidate: str, percent_question: bool = False) -> float | None:
-    """One number in the candidate, or None when there is none or it is ambiguous (`2 or 3`)."""
+    """One number in the candidate, or None when there is none or it is ambiguous (`2 or 3`), as a
+    float (±inf beyond the float range); `number_value` keeps it exact."""
+    value = number_value(candidate, percent_question)
+    return None if value is None else as_float(value)
+
+
+@lru_cache(maxsize=16384)
+def number_value(candidate: str, percent_question: bool = False) -> Number | None:
+    """One number in the candidate, exact when written as a decimal or a fraction; None when there is
+    none, it is ambiguous (`2 or 3`) or beyond the bounds (`bounds.py`: over 1,000 digits, `10^{10^{10}}`)."""
     if _PLAIN.fullmatch(candidate):
-        return float(candidate)  # the common case, without the wrapper stripping below
+        return exact_decimal(candidate)  # the common case, without the wrapper stripping below
     text = _PERCENT_WORD.sub("%", _strip_wrappers(candidate))
     percent = text.endswith("%")
     if percent:
@@ -299,40 +327,44 @@ _RELATION = re.compile(r"[<>≤≥,;=]|\\(?:le|ge|leq|geq|neq|cup|infty|in)\b|�
 _PROSE = re.compile(r"\b(?!(?:pi|sqrt|frac|cdot|times|dfrac|tfrac|left|right|mathrm|text)\b)[A-Za-z]{3,}\b")
 
 
-def _number_in(text: str) -> float | None:
+def _number_in(text: str) -> Number | None:
     stripped = _strip_unit(text)
     for form in (text, stripped):
-        if (value := _plain_number(form)) is not None:
-            return value
+        if (exact := _plain_number(form)) is not None:
+            return exact
     if _SEVERAL.search(text) or not re.search(r"[\d\\π]", text):
         return None  # several numbers, or no mathematics at all
     prose = _PROSE.search(re.sub(r"\\[A-Za-z]+", "", text))
     if _RELATION.search(text) or not _CLOSED_FORM.search(text) or prose or not _math_like(text):
         return None  # prose, or a plain number with words: no symbolic parse (it costs milliseconds)
     for form in (text, stripped):
-        if (value := fast_value(form)) is not None:
-            return value
+        if (computed := fast_value(form)) is not None:
+            return computed
         if (known := translate(form)) is not None and known[1]:
             return None  # an expression in variables (`x^2 + 1`) is no number
-    value = _sympy_number(text)
-    return value if value is not None or stripped == text else _sympy_number(stripped)
+    closed = _sympy_number(text)
+    return closed if closed is not None or stripped == text else _sympy_number(stripped)
 
 
-def _plain_number(text: str) -> float | None:
+def _plain_number(text: str) -> Fraction | None:
+    """A number written without a closed form (`12,345`, `3/4`, `1.5 \\times 10^{3}`, `2 1/2`,
+    `seven`), exactly."""
     if _PLAIN.fullmatch(text):
-        return float(text)
+        return exact_decimal(text)
     if _THOUSANDS.fullmatch(text):
-        return float(text.replace(",", ""))
+        return exact_decimal(text.replace(",", ""))
     if match := _FRACTION.fullmatch(text):
-        denominator = float(match.group(2))
-        return float(Fraction(match.group(1)) / Fraction(match.group(2))) if denominator else None
+        top, bottom = exact_decimal(match.group(1)), exact_decimal(match.group(2))
+        return top / bottom if top is not None and bottom else None
     if match := _TIMES_TEN.fullmatch(text):
-        return float(f"{match.group(1)}e{match.group(2)}")  # not m * 10**e: that is off in the last bits
+        return exact_decimal(f"{match.group(1)}e{match.group(2)}")
     if match := _MIXED.fullmatch(text):
-        whole, top, bottom = (int(g) for g in match.groups())
-        return None if not bottom else whole + (top / bottom if whole >= 0 else -top / bottom)
+        whole, top, bottom = (exact_decimal(g) for g in match.groups())
+        if whole is None or top is None or not bottom:
+            return None
+        return whole + (top / bottom if whole >= 0 else -top / bottom)
     if text.casefold() in NUMBER_WORDS:
-        return float(NUMBER_WORDS[text.casefold()])
+        return Fraction(NUMBER_WORDS[text.casefold()])
     return None
 
 
@@ -363,6 +395,8 @@ def _math_config() -> list[Any]:
     from math_verify import ExprExtractionConfig, LatexExtractionConfig
     from math_verify.parser import NormalizationConfig
 
+    route_math_verify_logs()  # its timeouts are counted, not printed
+
     normalization = NormalizationConfig(
         basic_latex=True, units=True, malformed_operators=True, nits=True, boxed="all", equations=False
     )
@@ -379,12 +413,19 @@ def _timeout(seconds: int) -> int | None:
 
 
 @lru_cache(maxsize=8192)  # a truth is parsed once however many replies are compared with it
-def _parse_math_cached(text: str) -> tuple[Any, ...]:
-    return tuple(_parse_math_uncached(text))
+def _parse_math_cached(text: str) -> tuple[Any, ...] | None:
+    if not tame_text(text):
+        return None
+    parsed = tuple(_parse_math_uncached(text))
+    return parsed if tame(parsed) else None
 
 
-def _parse_math(text: str) -> list[Any]:
-    return list(_parse_math_cached(text))
+def _parse_math(text: str) -> list[Any] | None:
+    """math-verify's parse (unevaluated SymPy), or None when the text or its parse is beyond the
+    bounds (`bounds.tame_text`, `bounds.tame`: `9^{9^{9^{9}}}`, `1000000!`): the one way to SymPy
+    here, so nothing parses or evaluates (evalf, as_set, verify) what the bounds refuse."""
+    parsed = _parse_math_cached(text)
+    return None if parsed is None else list(parsed)
 
 
 def _parse_math_uncached(text: str) -> list[Any]:
@@ -394,9 +435,12 @@ def _parse_math_uncached(text: str) -> list[Any]:
     return parsed
 
 
-def _as_math(text: str) -> list[Any]:
+def _as_math(text: str) -> list[Any] | None:
+    """The parse to compare, inequalities as sets; None beyond the bounds (see `_parse_math`)."""
     wrapped = text if "$" in text or "\\(" in text or "\\[" in text else f"${text}$"
     parsed = _parse_math(wrapped)
+    if parsed is None:
+        return None
     # An inequality such as `1 \le x < 3` is compared as the set it describes.
     out = []
     for item in parsed:
@@ -446,7 +490,7 @@ def _shapes_close(gold: object, guess: object, tolerance: Tolerance) -> bool | N
     """Tuples/intervals/sets of numbers compared elementwise with the tolerance; None if not both."""
     try:
         a, b = _numeric_shape(gold), _numeric_shape(guess)
-    except (TypeError, ValueError, AttributeError):
+    except (TypeError, ValueError, AttributeError, ArithmeticError):
         return None
     if a is None or b is None:
         return None
@@ -597,7 +641,9 @@ def _as_written_math(candidate: str, truth: str) -> str:
 
 
 @lru_cache(maxsize=16384)  # an answer form recurs across a run's cells: decide it once
-def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance()) -> bool:
+def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance()) -> bool | None:
+    """Whether a text answer says the truth; None when it cannot be compared: its value (or the
+    truth's) is beyond what may be evaluated (`bounds.tame`)."""
     if _normalize_text(candidate) == _normalize_text(truth):
         return True
     candidate, truth = _as_written_math(candidate, truth), _FUNCTION_NAME.sub(r"\\\1", unicode_math(truth))
@@ -612,7 +658,7 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
         if written and not written.group(3) and clock < 13 * 60:
             return said % 720 == clock % 720  # a truth without AM/PM (`8:20`) is either half of the day
         return said == clock
-    expected, value = parse_number(truth), parse_number(candidate)
+    expected, value = number_value(truth), number_value(candidate)
     if expected is not None and value is not None:
         return tolerance.close(value, expected)
     if not _math_like(candidate) or not _math_like(truth):
@@ -625,6 +671,8 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
     from math_verify import verify
 
     gold, guess = _as_math(truth), _as_math(candidate)
+    if gold is None or guess is None:
+        return None  # beyond the bounds: not evaluated, so neither right nor wrong
     if not gold or not guess:
         return False
     shapes = _shapes_close(gold[0], guess[0], tolerance)
@@ -651,27 +699,48 @@ def is_correct(
     tolerance: Tolerance = Tolerance(),
     percent_question: bool = False,
 ) -> bool | None:
-    """True/False when the candidate can be read as this answer type, None when it cannot."""
+    """True/False when the candidate can be read as this answer type, None when it cannot (or the
+    truth cannot: a number truth that is none, which `truth_problem` refuses when a release is read).
+    Numbers written as decimals or fractions compare exactly."""
     if answer_type is AnswerType.MULTIPLE_CHOICE:
         letter = choice_letter(candidate, choices)
         return None if letter is None else letter == truth.strip().upper()
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
-        value = parse_number(candidate, percent_question)
-        if value is None:
+        value = number_value(candidate, percent_question)
+        expected = number_value(truth, percent_question)
+        if value is None or expected is None:
             return None
-        expected = parse_number(truth, percent_question)
-        if expected is None:
-            raise ValueError(f"truth {truth!r} is not a number")
 
-        def matches(value: float) -> bool:
+        def matches(value: Number) -> bool:
             if answer_type is AnswerType.INT:
-                return abs(value - expected) < 1e-9
+                return _distance(value, expected) < 1e-9
             return tolerance.close(value, expected)
 
         if matches(value):
             return True
         # "7%" against a truth written 7: the truth counts percentage points (charts, surveys)
         points = not percent_question and "%" not in truth and re.search(r"%\s*$", candidate)
-        in_points = parse_number(candidate, True) if points else None
+        in_points = number_value(candidate, True) if points else None
         return in_points is not None and matches(in_points)
     return text_equivalent(candidate, truth, tolerance)
+
+
+def _distance(a: Number, b: Number) -> Number:
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return abs(a - b)
+    return abs(as_float(a) - as_float(b))
+
+
+def truth_problem(truth: str, answer_type: AnswerType) -> str | None:
+    """Why a truth is not of its answer type, so that no reply could be compared with it, or None: a
+    float truth is one finite number, an integer truth an integer, a multiple-choice truth a letter."""
+    if answer_type is AnswerType.MULTIPLE_CHOICE:
+        letter = truth.strip().upper()
+        return None if len(letter) == 1 and letter in _LETTERS else "is not an option letter (A-J)"
+    if answer_type not in (AnswerType.FLOAT, AnswerType.INT):
+        return None
+    value = number_value(truth)
+    if value is None or not math.isfinite(value):
+        return "is not a number"
+    whole = value.denominator == 1 if isinstance(value, Fraction) else value.is_integer()
+    return "is not an integer" if answer_type is AnswerType.INT and not whole else None

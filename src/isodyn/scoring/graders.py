@@ -13,14 +13,19 @@
 - `strict-json`: only the `short answer` of well-formed JSON, compared by isodyn's rules.
 
 Every grader is a pure function, total on any input: a reply that is not a string, empty or huge is
-graded `extraction_failed` with a reason, never an exception.
+graded `extraction_failed` with a reason, never an exception; what it would have to evaluate is
+bounded first (`bounds.py`). `get_grader` hands out each grader behind one total entry point: should a
+grader still raise (a bug), the reply is graded `extraction_failed` (method `grader_error`, the error in
+its detail), the error is logged and counted in `GRADER_ERRORS`, and the run goes on.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,8 +88,27 @@ GRADERS: Registry[Grader] = Registry("grader", packages=("isodyn.scoring",), gro
 grader = GRADERS.register
 
 
+GRADER_ERRORS: Counter[str] = Counter()  # by grader: the replies on which it raised (each one a bug)
+_log = logging.getLogger(__name__)
+
+
 def get_grader(name: str) -> Grader:
-    return GRADERS.get_named(name)
+    """The named grader, behind its total entry point (see the module notes)."""
+    return _total(name, GRADERS.get_named(name))
+
+
+def _total(name: str, grade: Grader) -> Grader:
+    def total(reply: object, question: Question) -> Score:
+        try:
+            return grade(reply, question)
+        except Exception as error:  # a bug in a grader must not end a run, nor its report
+            GRADER_ERRORS[name] += 1
+            said = f"{type(error).__name__}: {error}"[:200]
+            _log.error("grader %r raised on a reply (%s); graded it extraction_failed", name, said)
+            _log.debug("the grader's traceback", exc_info=True)
+            return Score(False, None, "extraction_failed", "grader_error", UNREADABLE, name, {"error": said})
+
+    return total
 
 
 def _compared(extraction: Extraction, question: Question, name: str) -> Score:
@@ -150,9 +174,7 @@ def _dynamath_short_answer(reply: str) -> str | None:
 
 
 def _dynamath_float(answer: str) -> float | None:
-    if answer.isdigit():
-        return float(answer)
-    token = answer.split(" ")[0]
+    token = answer if answer.isdigit() else answer.split(" ")[0]
     try:
         if "π" in token:
             factor = token.split("π")[0]
@@ -200,4 +222,3 @@ def dynamath_grader(reply: object, question: Question) -> Score:
     if not readable:
         return Score(False, None, "extraction_failed", method, NONE_FOUND, "dynamath")
     return Score(correct, extracted, "ok", method, CLEAR, "dynamath")
-
