@@ -3,6 +3,7 @@ loopback stub, each with its own cache, merged and compared with the run one mac
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -18,15 +19,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import isodyn
 import isodyn.analysis.report as analysis_report
+from isodyn.calls import Call
 from isodyn.commands.run import RunRequest, run_experiment
 from isodyn.core import Modality
+from isodyn.experiments.cells import recorded_key
 from isodyn.experiments.config import ConfigError, parse_overrides
 from isodyn.experiments.grid import Grid
+from isodyn.experiments.memo import prompt_digest
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.saved_config import saved_config
 from isodyn.experiments.shard import assign_shards, cell_digest, cell_digests, shard_grid
-from isodyn.record import Cell
+from isodyn.record import Cell, CellResult
 from isodyn.results import read_results
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import NO_KEYS
@@ -276,7 +281,9 @@ def test_merged_shards_are_the_run_of_the_whole_grid(made: Made, run_cli, tmp_pa
     assert merged.name.rsplit("-", 1)[1] == made.whole.name.rsplit("-", 1)[1]  # the whole run's identity
     assert _verdicts(merged) == _verdicts(made.whole) and len(_verdicts(merged)) == 9
     assert len({v for v in _verdicts(merged).values()}) == 2  # the stub's replies are right and wrong
-    assert json.loads((merged / "config.json").read_text())["shard"] is None
+    config = json.loads((merged / "config.json").read_text())
+    assert config["shard"] is None  # what made the shards, recorded: the same for each
+    assert (config["isodyn_version"], config["prompt_digest"]) == (isodyn.__version__, prompt_digest())
     summary, shard_summaries = _summary(merged), [_summary(s) for s in made.shards]
     assert summary["complete"] is True and summary["cells"] == 9
     assert summary["calls_made"] == sum(s["calls_made"] for s in shard_summaries) == 9
@@ -362,6 +369,22 @@ def _empty(tmp_path: Path) -> Path:
     return tmp_path / "empty"
 
 
+def _forged(made: Made, tmp_path: Path, name: str, model: str | None = None) -> Path:
+    """A copy of shard 2 whose first row holds a forged reply: filed under the key of another
+    model's request (`model` None), or recorded as a call to `model` under that request's own key."""
+    copy = shutil.copytree(made.shards[1], tmp_path / name)
+    rows = [json.loads(line) for line in (copy / "results.jsonl").read_text().splitlines()]
+    config = saved_config(json.loads((copy / "config.json").read_text()), "config.json")
+    call = rows[0]["transcript"][0]
+    victims = Call.from_json({**call, "model": "openai/victim"})
+    cell = CellResult.from_row(rows[0]).cell
+    call |= {"response": "FORGED", "key": recorded_key(config, cell, victims)}
+    if model is not None:
+        call["model"] = model
+    (copy / "results.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return copy
+
+
 REFUSALS = {
     # name: (the runs, as a function of the fixture and a scratch folder; a phrase of the one line)
     "different experiments": (
@@ -396,6 +419,26 @@ REFUSALS = {
     ),
     "a linked file": (lambda m, t: [m.shards[0], _linked_log(m, t)], "log.jsonl is a symbolic link"),
     "a FIFO for a file": (lambda m, t: [m.shards[0], _fifo_log(m, t)], "log.jsonl is not a regular file"),
+    "a reply under another request's key": (
+        lambda m, t: [m.shards[0], _forged(m, t, "forged")],
+        "its cache key does not match the request it records",
+    ),
+    "a call to a model the cell does not ask": (
+        lambda m, t: [m.shards[0], _forged(m, t, "victim", model="openai/victim")],
+        "its call names the model 'openai/victim', which the cell does not ask",
+    ),
+    "another isodyn version": (
+        lambda m, t: [m.shards[0], _copy(m, t, 2, "older", isodyn_version="0.0.1")],
+        f'made by different code: isodyn_version is "{isodyn.__version__}" in the first and "0.0.1"',
+    ),
+    "other prompt templates": (
+        lambda m, t: [m.shards[0], _copy(m, t, 2, "reworded", prompt_digest="0" * 64)],
+        f'made by different code: prompt_digest is "{prompt_digest()}" in the first and "{"0" * 64}"',
+    ),
+    "a config key this isodyn does not know": (
+        lambda m, t: [m.shards[0], _copy(m, t, 2, "unknown", colour="red")],
+        '"colour" is no setting this isodyn knows',
+    ),
 }
 
 
@@ -409,6 +452,41 @@ def test_merge_refuses_in_one_line(made: Made, run_cli, tmp_path: Path, case: st
     assert says in done.lines[0], done.err
     assert not out.exists() and not (tmp_path / "c").exists()  # nothing written
     assert "PRIVATE KEY" not in done.out + done.err
+
+
+def test_a_forged_reply_is_refused_naming_the_shard_and_the_cell(made: Made, run_cli, tmp_path: Path) -> None:
+    forged = _forged(made, tmp_path, "forged")
+    row = json.loads((forged / "results.jsonl").read_text().splitlines()[0])
+    done = run_cli("merge", *map(str, made.shards[:1]), str(forged), f"out={tmp_path / 'm'}",
+                   f"cache_dir={tmp_path / 'c'}")  # fmt: skip
+    assert done.code == 2 and len(done.lines) == 1, done.err
+    cell = " ".join(str(row[k]) for k in ("model", "strategy", "modality", "seed_id", "variant", "repeat"))
+    assert f"{forged}: the row of the cell {json.dumps(cell)}" in done.lines[0]
+    assert not (tmp_path / "c").exists()  # no reply stored, under any key
+
+
+@pytest.mark.parametrize("out_exists", [False, True])
+def test_a_merge_that_cannot_write_leaves_no_run(
+    made: Made, run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, out_exists: bool
+) -> None:
+    import isodyn.commands.merge as merge_command
+
+    _no_reports(monkeypatch)
+    written = merge_command.write_atomic
+
+    def full_disk(path: Path, data: bytes) -> None:
+        if path.name == "summary.json":  # the last file: every other one is written by then
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        written(path, data)
+
+    monkeypatch.setattr(merge_command, "write_atomic", full_disk)
+    out = tmp_path / "merged"
+    if out_exists:
+        out.mkdir()
+    done = run_cli("merge", *map(str, made.shards), f"out={out}", f"cache_dir={tmp_path / 'c'}")
+    assert done.code == 2 and len(done.lines) == 1, done.err
+    assert done.lines[0].startswith("error: the disk is full"), done.err
+    assert (list(out.iterdir()) == []) if out_exists else not out.exists()
 
 
 def test_a_file_over_the_bound_is_refused(made: Made, run_cli, tmp_path: Path, monkeypatch) -> None:

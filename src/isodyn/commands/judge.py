@@ -25,14 +25,15 @@ class JudgeRequest:
     run_dir: Path
     judge: JudgeChoice
     every: bool = False  # judge every graded solution, not only the wrong ones
+    trust_run: bool = False  # the server and cache the run's config.json names may be used
 
     @classmethod
-    def from_words(cls, run_dir: Path, words: Sequence[str]) -> JudgeRequest:
+    def from_words(cls, run_dir: Path, words: Sequence[str], trust_run: bool = False) -> JudgeRequest:
         """The request `exp judge RUN_DIR judge=MODEL ...` makes (ConfigError on a bad word)."""
         chosen = regrade_words(words)
         if "judge" not in chosen:
             raise ConfigError("judge=MODEL is required, e.g. judge=gpt-4o")
-        return cls(run_dir, JudgeChoice.from_parsed(chosen), bool(chosen.get("all")))
+        return cls(run_dir, JudgeChoice.from_parsed(chosen), bool(chosen.get("all")), trust_run)
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def judge_run(request: JudgeRequest, notify: Notify | None = None) -> JudgeResul
     """Judge the run's solutions and write process.jsonl and process.md beside its results."""
     notices = Notices(notify)
     run = read_run(request.run_dir, notices)
-    settings = request.judge.checked(run.config)
+    settings = request.judge.checked(run, request.trust_run, notices)
     client, store = open_client(settings.cache_dir or default_cache_dir())
     try:
         records = asyncio.run(process_evaluate(run.results, settings, client, request.every))

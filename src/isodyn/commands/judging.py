@@ -1,7 +1,9 @@
 """The settings `exp rescore` and `exp judge` share: how words are read, and the judge model checked.
 
-Both commands read the same keys (so each names the same valid ones in its errors); the judge's
-server and cache default to those the run was made with.
+Both commands read the same keys (so each names the same valid ones in its errors). The run folder
+may come from anyone, so the server and cache its config.json names are the judge's only when the
+user passes --trust-run (`folder_settings`): its server would choose every verdict, and its cache
+could sit inside the folder. Otherwise what the user typed, else isodyn's defaults.
 """
 
 from __future__ import annotations
@@ -11,9 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from isodyn.experiments.config import grader_name, non_negative_float, parse_key_values, positive_int
+from isodyn.commands.notices import Notices
+from isodyn.experiments.config import (
+    default_cache_dir,
+    grader_name,
+    non_negative_float,
+    parse_key_values,
+    positive_int,
+)
 from isodyn.experiments.regrade import JudgeSettings
+from isodyn.experiments.saved_config import saved_config, shown_value
 from isodyn.models.catalog import ModelError, describe_model, missing_api_key
+from isodyn.results import Run
 
 DEFAULT_CONCURRENCY = 4  # judge calls in flight at once
 
@@ -40,9 +51,45 @@ def regrade_words(words: Sequence[str]) -> dict[str, Any]:
     return parse_key_values(list(words), REGRADE_PARSERS)
 
 
+# The settings of a run's config.json that say where calls go and replies are kept.
+FOLDER_SETTINGS = ("api_base", "cache_dir")
+
+
+@dataclass(frozen=True)
+class CallPlace:
+    """Where a command on a run folder sends its calls and keeps their replies."""
+
+    api_base: str | None  # None: the model's own provider
+    cache_dir: Path
+
+
+def folder_settings(
+    api_base: str | None, cache_dir: Path | None, run: Run, trust_run: bool, notices: Notices
+) -> CallPlace:
+    """The one rule for a command that calls a model on a run folder (`exp judge`, `exp rescore`):
+    the server and the cache are what the user typed (None: not typed); else the folder's own (its
+    config.json) with `trust_run`; else isodyn's defaults (the model's provider, the user's cache).
+    Folder values left unused are said once, in one line."""
+    typed: dict[str, Any] = {"api_base": api_base, "cache_dir": cache_dir}
+    defaults: dict[str, Any] = {"api_base": None, "cache_dir": str(default_cache_dir())}
+    where = str(run.directory / "config.json")
+    theirs = {  # what the folder names instead of a setting not typed, when it is not the default
+        key: run.config[key]
+        for key in FOLDER_SETTINGS
+        if typed[key] is None and run.config.get(key) not in (None, "", defaults[key])
+    }
+    if theirs and trust_run:
+        read = saved_config(theirs, where)  # checked as merge checks a config.json: types, no extra key
+        typed |= {key: getattr(read, key) for key in theirs}
+    elif theirs:
+        named = " and ".join(f"{key}={shown_value(value)}" for key, value in theirs.items())
+        notices.say("note", f"{where} names {named}; ignored (name them, or pass --trust-run)")
+    return CallPlace(typed["api_base"], typed["cache_dir"] or default_cache_dir())
+
+
 @dataclass(frozen=True)
 class JudgeChoice:
-    """The judge as the user named it; unset fields fall back to the run's own settings."""
+    """The judge as the user named it; a server or cache not named is `folder_settings`'s choice."""
 
     model: str
     api_base: str | None = None
@@ -56,13 +103,12 @@ class JudgeChoice:
             chosen.get("concurrency", DEFAULT_CONCURRENCY),
         )  # fmt: skip
 
-    def checked(self, run_config: dict[str, Any]) -> JudgeSettings:
-        """The judge's settings for a run made with `run_config`; ModelError when the judge cannot
-        be called (litellm cannot route it, or its key is missing)."""
-        api_base = self.api_base if self.api_base is not None else run_config.get("api_base")
-        describe_model(self.model, api_base)
-        missing = missing_api_key(self.model, api_base)
+    def checked(self, run: Run, trust_run: bool, notices: Notices) -> JudgeSettings:
+        """The judge's settings for `run` (its server and cache by `folder_settings`); ModelError
+        when the judge cannot be called (litellm cannot route it, or its key is missing)."""
+        place = folder_settings(self.api_base, self.cache_dir, run, trust_run, notices)
+        describe_model(self.model, place.api_base)
+        missing = missing_api_key(self.model, place.api_base)
         if missing:
             raise ModelError(f"judge {self.model!r} needs the environment variable {missing}")
-        cache_dir = self.cache_dir or (Path(run_config["cache_dir"]) if run_config.get("cache_dir") else None)
-        return JudgeSettings(self.model, api_base, cache_dir, self.concurrency)
+        return JudgeSettings(self.model, place.api_base, place.cache_dir, self.concurrency)

@@ -12,7 +12,11 @@ runs are only read.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -33,14 +37,17 @@ from isodyn.commands.shard_runs import (
     is_within,
     read_shard_run,
 )
+from isodyn.experiments.cells import recorded_key
 from isodyn.experiments.config import (
     ConfigError,
+    ExperimentConfig,
     default_cache_dir,
     parse_key_values,
     read_study,
 )
 from isodyn.experiments.rundir import new_run_dir, run_lock_path
 from isodyn.experiments.runlock import RunLock
+from isodyn.experiments.saved_config import run_config_bytes
 from isodyn.models.requests import Reply
 from isodyn.record import CellResult, Status
 from isodyn.results import result_line
@@ -128,7 +135,8 @@ class MergeResult:
 
 
 def merge_runs(request: MergeRequest, notify: Notify | None = None) -> MergeResult:
-    """Check the shard runs, then write the merged run and fill the cache (see the module's note)."""
+    """Check the shard runs, then write the merged run and fill the cache (see the module's note).
+    The run is written whole or not at all: in a folder beside it, renamed into place at the end."""
     notices = Notices(notify)
     runs = [read_shard_run(directory) for directory in request.runs]
     for run in runs:
@@ -140,20 +148,60 @@ def merge_runs(request: MergeRequest, notify: Notify | None = None) -> MergeResu
     config = replace(shards.runs[0].config, shard=None, out=out, cache_dir=cache_dir)
     claim(cache_dir)  # NotACache for a folder isodyn did not make
     results = [result for run in shards.runs for result in run.run.results]
+    made_out = None if out.exists() else out  # removed again if the merge fails
     with RunLock(run_lock_path(config)):  # as `exp run` of these settings takes it: one at a time
-        run_dir = new_run_dir(config)
-        write_atomic(run_dir / "config.json", _json_bytes(config.to_json()))
-        write_atomic(run_dir / "results.jsonl", b"".join(result_line(result) for result in results))
-        write_atomic(run_dir / "log.jsonl", _joined_logs(shards))
-        study = next((run.study for run in shards.runs if run.study is not None), None)
-        if study is not None:  # read within the study bound, as `exp run` reads one
-            write_atomic(run_dir / "study.toml", read_study(study).encode("utf-8"))
-        replies = store_replies(results, cache_dir)
-        summary = _summary(shards, results, replies)
-        write_atomic(run_dir / "summary.json", _json_bytes(summary.to_json()))
+        try:
+            run_dir = new_run_dir(config)  # its name taken now (empty); its files are written beside it
+        except BaseException:
+            _unmade(made_out)
+            raise
+        try:
+            replies, summary, report = _staged(run_dir, config, shards, results)
+        except BaseException:
+            _unmade(run_dir, made_out)
+            raise
     _tell_unfinished(shards, replies, notices)
-    report = write_report(run_dir, results)
     return MergeResult(run_dir, report, summary, cache_dir, replies, results, notices.said)
+
+
+def _staged(
+    run_dir: Path, config: ExperimentConfig, shards: ShardSet, results: list[CellResult]
+) -> tuple[StoredReplies, MergedSummary, Path]:
+    """The merged run written into a hidden folder beside `run_dir` (its files named as they will
+    be), then renamed onto the empty `run_dir`: a failure on the way (a full disk) leaves no half."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.", suffix=".merging", dir=run_dir.parent))
+    try:
+        folder = staging / run_dir.name  # the report is titled with the folder's name
+        replies, summary, report = _write_run(folder, config, shards, results)
+        os.replace(folder, run_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return replies, summary, run_dir / report.relative_to(folder)
+
+
+def _unmade(*folders: Path | None) -> None:
+    """After a failed merge: the empty folders it made (the run's, `out`) removed."""
+    for folder in folders:
+        if folder is not None:
+            with contextlib.suppress(OSError):  # not empty: not only ours
+                folder.rmdir()
+
+
+def _write_run(
+    folder: Path, config: ExperimentConfig, shards: ShardSet, results: list[CellResult]
+) -> tuple[StoredReplies, MergedSummary, Path]:
+    """Every file of the merged run, written into `folder`; the replies stored in the cache."""
+    folder.mkdir()
+    write_atomic(folder / "config.json", run_config_bytes(config, shards.runs[0].made_by))
+    write_atomic(folder / "results.jsonl", b"".join(result_line(result) for result in results))
+    write_atomic(folder / "log.jsonl", _joined_logs(shards))
+    study = next((run.study for run in shards.runs if run.study is not None), None)
+    if study is not None:  # read within the study bound, as `exp run` reads one
+        write_atomic(folder / "study.toml", read_study(study).encode("utf-8"))
+    replies = store_replies(results, config)
+    summary = _summary(shards, results, replies)
+    write_atomic(folder / "summary.json", _json_bytes(summary.to_json()))
+    return replies, summary, write_report(folder, results)
 
 
 def _refuse_targets(out: Path, cache_dir: Path, runs: Sequence[ShardRun]) -> None:
@@ -183,22 +231,24 @@ def _joined_logs(shards: ShardSet) -> bytes:
     return b"".join(parts) + (json.dumps(event, ensure_ascii=False) + "\n").encode()
 
 
-def store_replies(results: Sequence[CellResult], cache_dir: Path) -> StoredReplies:
-    """Every reply the rows' transcripts hold, into the reply cache under its key, as a resumed run
-    stores them (`runner._received`); a key the cache holds already keeps its entry."""
-    store = ResponseCache(cache_dir / "responses")
+def store_replies(results: Sequence[CellResult], config: ExperimentConfig) -> StoredReplies:
+    """Every reply the rows' transcripts hold, into the reply cache of `config` under the key of the
+    request its row records (recomputed as the run computes it, never read from the row), as a
+    resumed run stores them (`runner._received`); a key the cache holds already keeps its entry."""
+    store = ResponseCache(config.cache_dir / "responses")
     stored = known = 0
     try:
         for result in results:
             for call in result.transcript:
                 if call.key is None or call.response is None:
                     continue  # a call that failed returned nothing
-                if call.key in store:
+                key = recorded_key(config, result.cell, call)
+                if key in store:
                     known += 1
                     continue
                 reply = Reply(call.response, call.prompt_tokens, call.completion_tokens, call.cost_usd,
                               call.latency_s)  # fmt: skip
-                stored += store.put(call.key, reply)
+                stored += store.put(key, reply)
     finally:
         store.close()
     return StoredReplies(stored, known, store.unstored, store.write_error)

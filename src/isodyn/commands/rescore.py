@@ -33,9 +33,10 @@ class RescoreRequest:
     tolerance: Tolerance = field(default_factory=lambda: Tolerance(DYNAMATH_ABS_TOLERANCE, 0.0))
     judge: JudgeChoice | None = None
     audit: int | None = None  # clear verdicts to check against the judge (needs a judge)
+    trust_run: bool = False  # the judge may use the server and cache the run's config.json names
 
     @classmethod
-    def from_words(cls, run_dir: Path, words: Sequence[str]) -> RescoreRequest:
+    def from_words(cls, run_dir: Path, words: Sequence[str], trust_run: bool = False) -> RescoreRequest:
         """The request `exp rescore RUN_DIR key=value ...` makes (ConfigError on a bad word)."""
         chosen = regrade_words(words)
         return cls(
@@ -44,6 +45,7 @@ class RescoreRequest:
             Tolerance(chosen.get("abs_tol", DYNAMATH_ABS_TOLERANCE), chosen.get("rel_tol", 0.0)),
             JudgeChoice.from_parsed(chosen) if "judge" in chosen else None,
             chosen.get("audit"),
+            trust_run,
         )
 
 
@@ -84,9 +86,9 @@ def rescore_run(request: RescoreRequest, notify: Notify | None = None) -> Rescor
     """Grade the run again and write the new folder; the run itself is left as it was."""
     notices = Notices(notify)
     run = read_run(request.run_dir, notices)
-    judge = request.judge.checked(run.config) if request.judge else None
-    if request.audit is not None and judge is None:
+    if request.audit is not None and request.judge is None:
         raise ConfigError("audit=N needs judge=MODEL: the judge is what the rules are checked against")
+    judge = request.judge.checked(run, request.trust_run, notices) if request.judge else None
     regraded = rescore(run.results, request.tolerance, request.grader)
     calls, audit = JudgeCalls(), None
     if judge:

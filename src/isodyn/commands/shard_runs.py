@@ -1,6 +1,8 @@
-"""The runs `exp merge` joins: each read as a folder from anyone (`read_shard_run`), then checked
-against the others (`checked_shards`): shards of one experiment and one N, each shard once, no cell
-in two runs. Every refusal is one line naming the folder and the reason; nothing is written here.
+"""The runs `exp merge` joins: each read as a folder from anyone (`read_shard_run`: every key of its
+config.json known, every reply filed under the key of the request its row records), then checked
+against the others (`checked_shards`): shards of one experiment, one isodyn version and one set of
+prompt templates, and one N, each shard once, no cell in two runs. Every refusal is one line naming
+the folder and the reason; nothing is written here.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Any
 
 from isodyn.datasets.kinds import resolved
 from isodyn.errors import IsodynError
+from isodyn.experiments.cells import untrusted_reply
 from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.rundir import RUN_IDENTITY, run_identity
-from isodyn.experiments.saved_config import saved_config
+from isodyn.experiments.saved_config import MADE_BY, MadeBy, saved_config
 from isodyn.generators.contained import limits, read_bounded
 from isodyn.results import Run, read_results
 
@@ -67,6 +70,7 @@ class ShardSpending:
 class ShardRun:
     directory: Path
     config: ExperimentConfig
+    made_by: MadeBy  # the isodyn version and prompt templates that made it
     run: Run
     spending: ShardSpending | None  # None: no summary.json, or a damaged one
     log: bytes  # log.jsonl as it was (empty when there is none)
@@ -139,11 +143,24 @@ def read_shard_run(directory: Path) -> ShardRun:
             f"{directory} is not a shard (its config.json names no shard=i/N); exp merge joins the runs "
             "of shard=1/N .. N/N of one experiment"
         )
+    made_by = MadeBy.of(data, str(config_file))
     run = read_results(directory)  # damaged lines are skipped and counted, never moved: no repair
+    _refuse_untrusted_rows(directory, config, run)
     log = _own_file(directory, "log.jsonl")
     spending = ShardSpending.from_json(_json(_own_file(directory, "summary.json"), directory))
     study = _own_file(directory, "study.toml")
-    return ShardRun(directory, config, run, spending, _bounded(log, directory) if log else b"", study)
+    log_bytes = _bounded(log, directory) if log else b""
+    return ShardRun(directory, config, made_by, run, spending, log_bytes, study)
+
+
+def _refuse_untrusted_rows(directory: Path, config: ExperimentConfig, run: Run) -> None:
+    """A row whose reply would be stored under a key its request does not give (or for a model its
+    cell does not ask) is refused: merge would file that reply as the answer to another request."""
+    for result in run.results:
+        why = untrusted_reply(config, result)
+        if why is not None:
+            cell = " ".join(map(str, result.key))
+            raise MergeRefused(f"{directory}: the row of the cell {_shown(cell, 120)}: {why}")
 
 
 @dataclass(frozen=True)
@@ -163,6 +180,7 @@ def checked_shards(runs: Sequence[ShardRun]) -> ShardSet:
     first = runs[0]
     for other in runs[1:]:
         _refuse_another_experiment(first, other)
+        _refuse_other_code(first, other)
         if other.shard[1] != first.shard[1]:
             raise MergeRefused(
                 f"{first.directory} is shard {_of(first)} and {other.directory} is shard {_of(other)}: "
@@ -214,9 +232,21 @@ def _refuse_another_experiment(first: ShardRun, other: ShardRun) -> None:
     raise MergeRefused(f"{first.directory} and {other.directory} are runs of different experiments")
 
 
-def _shown(value: Any) -> str:
+def _refuse_other_code(first: ShardRun, other: ShardRun) -> None:
+    """Shards made by two isodyn versions, or with two sets of prompt templates, asked their cells
+    differently: joined, they would pass for one run."""
+    for name in MADE_BY:
+        mine, theirs = getattr(first.made_by, name), getattr(other.made_by, name)
+        if mine != theirs:
+            raise MergeRefused(
+                f"{first.directory} and {other.directory} were made by different code: {name} is "
+                f"{_shown(mine, 70)} in the first and {_shown(theirs, 70)} in the second"
+            )
+
+
+def _shown(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=True, default=str)  # a name's control characters escaped
-    return text if len(text) <= 60 else text[:60] + "…"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _refuse_shared_cells(runs: Sequence[ShardRun]) -> None:

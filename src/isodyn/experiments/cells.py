@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from isodyn.cache import cache_key
 from isodyn.calls import Call, Usage
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.config import ExperimentConfig
@@ -66,6 +67,37 @@ def _generation_params(config: ExperimentConfig, model: str, repeat: int, sample
         # reproducible, distinct samples per repeat and sample for the local model
         params["seed"] = repeat * 1000 + sample
     return params
+
+
+def call_request(
+    config: ExperimentConfig, model: str, messages: list[dict[str, Any]], repeat: int, step: str, sample: int
+) -> ModelRequest:
+    """The request a cell's call sends. The one place its parameters and server are chosen: the key
+    of a call read back from a row (`recorded_key`) is computed from it too, so the two cannot drift."""
+    params = _generation_params(config, model, repeat, sample)
+    return ModelRequest(model, messages, params, config.api_base, repeat, step, sample)
+
+
+def recorded_key(config: ExperimentConfig, cell: Cell, call: Call) -> str:
+    """The cache key of the request `call` records for `cell` (its messages as recorded, images
+    hashed), as the run computed it when it sent the call. A key written in a row is never used."""
+    request = call_request(config, call.model, [], cell.repeat, call.step, call.sample)
+    return cache_key(request, call.messages)
+
+
+def untrusted_reply(config: ExperimentConfig, result: CellResult) -> str | None:
+    """Why the replies a row holds cannot be taken (one clause), or None: a call that names a model
+    the cell does not ask (neither its model nor the describer), or whose key is not the key of the
+    request it records (a reply filed under another request's key would answer that request)."""
+    askable = {result.cell.model, config.describer or result.cell.model}
+    for call in result.transcript:
+        if call.key is None:
+            continue  # a call that failed returned nothing
+        if call.model not in askable:
+            return f"its call names the model {call.model[:60]!r}, which the cell does not ask"
+        if call.key != recorded_key(config, result.cell, call):
+            return "its cache key does not match the request it records"
+    return None
 
 
 def _labels(variant: Variant) -> Labels:
@@ -238,15 +270,7 @@ async def _run_strategy(
         messages: list[dict[str, Any]], step: str, *, model: str | None = None, sample: int = 0
     ) -> Reply:
         chosen = model or cell.model
-        request = ModelRequest(
-            model=chosen,
-            messages=messages,
-            params=_generation_params(plan.config, chosen, cell.repeat, sample),
-            api_base=plan.config.api_base,
-            repeat=cell.repeat,
-            step=step,
-            sample=sample,
-        )
+        request = call_request(plan.config, chosen, messages, cell.repeat, step, sample)
         asked = Call(step=step, model=chosen, sample=sample, messages=hash_images(messages))
         place = len(transcript)
         transcript.append(asked)  # in call order, even if the call fails

@@ -57,13 +57,30 @@ def grading_stamp(grader: str) -> str:
     return "|".join([grader, *versions])
 
 
+# The folders of the prompt templates (prompts.py loads them): what a model is asked, word for word.
+PROMPT_TEMPLATES = ("strategies/templates", "scoring/templates")
+
+
+def _files_digest(folders: tuple[str, ...], suffixes: tuple[str, ...]) -> hashlib._Hash:
+    """A SHA-256 of the names and bytes of the package's files under `folders` (more may be added)."""
+    root = Path(isodyn.__file__).parent
+    digest = hashlib.sha256()
+    paths = (p for folder in folders for p in (root / folder).rglob("*") if p.suffix in suffixes)
+    for path in sorted(p for p in paths if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest
+
+
+@cache
+def prompt_digest() -> str:
+    """SHA-256 of the prompt templates: runs with the same one asked their models in the same words."""
+    return _files_digest(PROMPT_TEMPLATES, (".j2",)).hexdigest()
+
+
 @cache
 def code_digest() -> str:
     """SHA-256 of every source and template file of the package, and of the shaping libraries."""
-    root = Path(isodyn.__file__).parent
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".j2") and p.is_file()):
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    digest = _files_digest(("",), (".py", ".j2"))
     for name in SHAPING_LIBRARIES:
         try:
             digest.update(f"{name}={version(name)}\0".encode())

@@ -7,6 +7,8 @@ import contextlib
 import hashlib
 import json
 import re
+import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,9 +17,10 @@ from isodyn.datasets.kinds import resolved
 from isodyn.experiments.cells import LOCAL_FAILURE
 from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.runlock import RunLock
-from isodyn.record import CellResult
-from isodyn.results import read_results
+from isodyn.record import Cell, CellResult
+from isodyn.results import DAMAGED_FILE, read_results
 from isodyn.scoring import DEFAULT_GRADER
+from isodyn.textsafe import visible
 
 # The settings that decide which cells exist and what each asks; two commands that agree on these
 # are the same run (so an unfinished one is resumed), whatever their concurrency or budget.
@@ -136,22 +139,60 @@ def without_local_failures(run_dir: Path, done: list[CellResult]) -> list[CellRe
     """The resumed rows less the cells that failed on this machine, which run again; their rows
     leave results.jsonl (rewritten whole, atomically) so each cell keeps one row."""
     kept = [r for r in done if r.reason != LOCAL_FAILURE]
-    if len(kept) == len(done):
-        return done
-    path = run_dir / "results.jsonl"
-    lines = [line for line in path.read_bytes().splitlines(keepends=True) if not _is_local_row(line)]
-    temporary = path.with_suffix(".jsonl.tmp")
-    temporary.write_bytes(b"".join(lines))
-    temporary.replace(path)
+    if len(kept) < len(done):
+        _drop_rows(run_dir, lambda row: row.get("reason") == LOCAL_FAILURE)
     return kept
 
 
-def _is_local_row(line: bytes) -> bool:
+def without_untrusted(run_dir: Path, done: list[CellResult], untrusted: dict[Cell, str]) -> list[CellResult]:
+    """The resumed rows less those whose replies are not trusted (`untrusted`: cell -> why): their
+    lines move to results.damaged.jsonl, as damaged lines do, their cells run again, and a warning
+    on stderr names the first (as the reply cache warns: the run goes on)."""
+    if not untrusted:
+        return done
+    cells = {cell.key for cell in untrusted}
+    aside = _drop_rows(run_dir, lambda row: _cell_or_none(row) in cells)
+    with (run_dir / DAMAGED_FILE).open("ab") as damaged:
+        damaged.write(b"".join(aside))
+    (cell, why), count = next(iter(untrusted.items())), len(untrusted)
+    sys.stderr.write(
+        f"warning: {run_dir}: {count} row(s) of results.jsonl not trusted, moved to {DAMAGED_FILE}; "
+        f"the first, cell {visible(' '.join(map(str, cell.key)))}: {visible(why)}; "
+        "their cells run again\n"
+    )
+    return [r for r in done if r.cell not in untrusted]
+
+
+def _drop_rows(run_dir: Path, dropped: Callable[[dict[str, Any]], bool]) -> list[bytes]:
+    """Rewrite results.jsonl (whole, atomically) without the rows `dropped` picks; their lines."""
+    path = run_dir / "results.jsonl"
+    kept: list[bytes] = []
+    gone: list[bytes] = []
+    for line in path.read_bytes().splitlines(keepends=True):
+        row = _row(line)
+        (gone if row is not None and dropped(row) else kept).append(line)
+    temporary = path.with_suffix(".jsonl.tmp")
+    temporary.write_bytes(b"".join(kept))
+    temporary.replace(path)
+    return gone
+
+
+def _row(line: bytes) -> dict[str, Any] | None:
     try:
         row = json.loads(line)
     except ValueError:
-        return False
-    return isinstance(row, dict) and row.get("reason") == LOCAL_FAILURE
+        return None
+    return row if isinstance(row, dict) else None
+
+
+def _cell_or_none(row: dict[str, Any]) -> tuple[str, str, str, str, int, int] | None:
+    """The row's cell (as `cell_of`), or None for a row that does not name one."""
+    try:
+        cell = cell_of(row)
+        hash(cell)
+    except (KeyError, TypeError):
+        return None
+    return cell
 
 
 def remember_last_run(cache_dir: Path, summary: dict[str, Any], run_dir: Path) -> None:

@@ -22,7 +22,7 @@ from isodyn.cache.stores import claim
 from isodyn.errors import IsodynError
 from isodyn.experiments.batch import BatchHook, BatchParts, run_batches
 from isodyn.experiments.batch_jobs import estimate_batch_cost
-from isodyn.experiments.cells import LOCAL_FAILURE, RunMaterials, run_cell
+from isodyn.experiments.cells import LOCAL_FAILURE, RunMaterials, recorded_key, run_cell, untrusted_reply
 from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.llm import (
@@ -36,8 +36,15 @@ from isodyn.experiments.llm import (
 )
 from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import Plan
-from isodyn.experiments.rundir import SPENDING, earlier_spending, remember_last_run, without_local_failures
+from isodyn.experiments.rundir import (
+    SPENDING,
+    earlier_spending,
+    remember_last_run,
+    without_local_failures,
+    without_untrusted,
+)
 from isodyn.experiments.runlock import RunLock
+from isodyn.experiments.saved_config import MadeBy, run_config_bytes
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.preflight import preflight
 from isodyn.models.requests import ModelRequest, Reply
@@ -125,13 +132,14 @@ async def _execute(
     claim(config.cache_dir)  # a run asks for a cache: the folder is marked as isodyn's
     if plan.remembered is not None:
         plan.remembered.save()  # the next plan of these models needs no litellm
-    (run_dir / "config.json").write_text(json.dumps(config.to_json(), indent=2, allow_nan=False) + "\n")
+    (run_dir / "config.json").write_bytes(run_config_bytes(config, MadeBy.here()))
     cache_store = ResponseCache(config.cache_dir / "responses")
     renders = RenderCache(config.cache_dir / "renders")
     memo = ReplayMemo(config.cache_dir, config)
     earlier = earlier_spending(run_dir / "log.jsonl", done or [])
-    received = _received(done or [], cache_store)
-    done = without_local_failures(run_dir, done or [])
+    received, untrusted = _received(done or [], config, cache_store)
+    done = without_untrusted(run_dir, done or [], untrusted)
+    done = without_local_failures(run_dir, done)
     log = RunLog(run_dir / "log.jsonl")
     client = CachedClient(
         cache_store, _limits(config), Budget(config.max_cost), log, api_key_env=config.api_key_env
@@ -303,21 +311,29 @@ class LocalFailure(ModelUnavailable):
     kept, exit 2."""
 
 
-def _received(done: list[CellResult], cache_store: ResponseCache) -> dict[str, Reply]:
-    """Every reply the resumed rows hold, by cache key; each one the cache lacks (it could not be
-    stored then) is stored now if it can be. The runner reuses these instead of asking again."""
-    received = {
-        call.key: Reply(
-            call.response, call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s
-        )
-        for result in done
-        for call in result.transcript
-        if call.key is not None and call.response is not None
-    }
+def _received(
+    done: list[CellResult], config: ExperimentConfig, cache_store: ResponseCache
+) -> tuple[dict[str, Reply], dict[Cell, str]]:
+    """Every reply the resumed rows hold, by the key of the request each records (recomputed, never
+    read from the row), and the rows not trusted, with why (`untrusted_reply`): their replies are
+    not taken. Each reply the cache lacks (it could not be stored then) is stored now if it can be.
+    The runner reuses these instead of asking again."""
+    received: dict[str, Reply] = {}
+    untrusted: dict[Cell, str] = {}
+    for result in done:
+        why = untrusted_reply(config, result)
+        if why is not None:
+            untrusted[result.cell] = why
+            continue
+        for call in result.transcript:
+            if call.key is not None and call.response is not None:
+                received[recorded_key(config, result.cell, call)] = Reply(
+                    call.response, call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s
+                )
     for key, reply in received.items():
         if key not in cache_store:
             cache_store.put(key, reply)
-    return received
+    return received, untrusted
 
 
 def _local_problem(results: list[CellResult], cache_store: ResponseCache, summary: dict[str, Any]) -> str:

@@ -1,13 +1,15 @@
-"""A run's config.json read back as the settings that made it (`saved_config`), for a command that
-works on runs it did not make (`exp merge`). The folder may come from anyone: every value is checked
-against its setting's type, and one that does not fit is a one-line error naming the key."""
+"""A run's config.json: written by `run_config_bytes` (the settings, and the isodyn version and
+prompt templates that made the run: `MadeBy`), read back by `saved_config` for a command that works
+on runs it did not make (`exp merge`). The folder may come from anyone: every value is checked
+against its setting's type, and one that does not fit, or a key this isodyn does not know, is a
+one-line error naming the key."""
 
 from __future__ import annotations
 
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import fields
+from dataclasses import asdict, dataclass, fields
 from functools import cache
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -25,7 +27,7 @@ class Unfit(IsodynError, ValueError):
 Reader = Callable[[Any], Any]
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
     """A value as an error quotes it: JSON (control characters escaped), short."""
     text = json.dumps(value, ensure_ascii=True)
     return text if len(text) <= 40 else text[:40] + "…"
@@ -115,17 +117,57 @@ def _field_readers() -> dict[str, Reader]:
     return readers
 
 
+@dataclass(frozen=True)
+class MadeBy:
+    """What made a run besides its settings: the isodyn version and the digest of its prompt
+    templates (`memo.prompt_digest`). None: a run written before they were recorded."""
+
+    isodyn_version: str | None
+    prompt_digest: str | None
+
+    @classmethod
+    def here(cls) -> MadeBy:
+        import isodyn
+        from isodyn.experiments.memo import prompt_digest
+
+        return cls(isodyn.__version__, prompt_digest())
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any], where: str) -> MadeBy:
+        """As a config.json records it; ConfigError naming `where` and the key when one is no text."""
+        values = {}
+        for name in MADE_BY:
+            try:
+                values[name] = _or_none(_text)(data.get(name))
+            except Unfit as exc:
+                raise ConfigError(f"{where}: {name} is {shown_value(data[name])}, not {exc}") from None
+        return cls(**values)
+
+
+MADE_BY = tuple(f.name for f in fields(MadeBy))
+
+
+def run_config_bytes(config: ExperimentConfig, made_by: MadeBy) -> bytes:
+    """config.json of a run: its settings, then what made it."""
+    data = {**config.to_json(), **asdict(made_by)}
+    return (json.dumps(data, indent=2, allow_nan=False) + "\n").encode()
+
+
 def saved_config(data: Mapping[str, Any], where: str) -> ExperimentConfig:
     """The settings a config.json holds; a key it lacks keeps its default (as `exp run` would give
-    an older run), a key this isodyn does not know is left out. ConfigError names `where` and the
-    first key whose value does not fit."""
+    an older run). ConfigError names `where` and the first key this isodyn does not know (a setting
+    of another version, or an edit), or the first whose value does not fit."""
+    known = {*_field_readers(), *MADE_BY}
+    unknown = next((key for key in data if key not in known), None)
+    if unknown is not None:
+        raise ConfigError(f"{where}: {shown_value(unknown)} is no setting this isodyn knows")
     values = {}
     for name, read in _field_readers().items():
         if name in data:
             try:
                 values[name] = read(data[name])
             except Unfit as exc:
-                raise ConfigError(f"{where}: {name} is {_shown(data[name])}, not {exc}") from None
+                raise ConfigError(f"{where}: {name} is {shown_value(data[name])}, not {exc}") from None
     try:
         return ExperimentConfig(**values)
     except ConfigError as exc:
