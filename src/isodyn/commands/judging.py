@@ -82,7 +82,7 @@ def folder_settings(
         read = saved_config(theirs, where)  # checked as merge checks a config.json: types, no extra key
         typed |= {key: getattr(read, key) for key in theirs}
     elif theirs:
-        named = " and ".join(f"{key}={shown_value(value)}" for key, value in theirs.items())
+        named = " and ".join(f"{key}={shown_value(value, 200)}" for key, value in theirs.items())
         notices.say("note", f"{where} names {named}; ignored (name them, or pass --trust-run)")
     return CallPlace(typed["api_base"], typed["cache_dir"] or default_cache_dir())
 

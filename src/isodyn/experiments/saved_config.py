@@ -27,10 +27,10 @@ class Unfit(IsodynError, ValueError):
 Reader = Callable[[Any], Any]
 
 
-def shown_value(value: Any) -> str:
-    """A value as an error quotes it: JSON (control characters escaped), short."""
+def shown_value(value: Any, limit: int = 40) -> str:
+    """A value as an error quotes it: JSON (control characters escaped), at most `limit` long."""
     text = json.dumps(value, ensure_ascii=True)
-    return text if len(text) <= 40 else text[:40] + "…"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _text(value: Any) -> str:
