@@ -302,6 +302,13 @@ def rescore(
             "api_base, cache_dir, concurrency"
         ),
     ] = None,
+    trust_run: Annotated[
+        bool,
+        typer.Option(
+            "--trust-run",
+            help="let the judge use the server (api_base) and cache (cache_dir) the run's config.json names",
+        ),
+    ] = False,
 ) -> None:
     """Re-grade a finished run's saved replies with new settings; no call to the models under test.
 
@@ -312,7 +319,7 @@ def rescore(
     from isodyn.commands.rescore import RescoreRequest, rescore_run
 
     try:
-        done = rescore_run(RescoreRequest.from_words(run_dir, settings or []), show_notice)
+        done = rescore_run(RescoreRequest.from_words(run_dir, settings or [], trust_run), show_notice)
     except IsodynError as exc:
         raise fail(str(exc)) from None
     print_results_table(done.results)
@@ -340,13 +347,20 @@ def judge(
         list[str] | None,
         typer.Argument(help="judge=MODEL (required), all=1, api_base, cache_dir, concurrency"),
     ] = None,
+    trust_run: Annotated[
+        bool,
+        typer.Option(
+            "--trust-run",
+            help="let the judge use the server (api_base) and cache (cache_dir) the run's config.json names",
+        ),
+    ] = False,
 ) -> None:
     """Process evaluation (MM-MATH 3.3): a judge names the first wrong step of each wrong solution
     and its error type; writes RUN_DIR/process.jsonl and RUN_DIR/process.md."""
     from isodyn.commands.judge import JudgeRequest, judge_run
 
     try:
-        done = judge_run(JudgeRequest.from_words(run_dir, settings or []), show_notice)
+        done = judge_run(JudgeRequest.from_words(run_dir, settings or [], trust_run), show_notice)
     except IsodynError as exc:
         raise fail(str(exc)) from None
     sys.stdout.write(done.report)
