@@ -6,9 +6,10 @@ cells per second, next to diskcache's raw read rate on the same cache.
 
 The cache is filled by a run whose model calls are replaced by an instant fake (this benchmark is
 about the replay path, not the network); the rerun is timed in a fresh process, as a user would
-rerun a finished experiment. With `--against`, the same cache is rerun by this isodyn (A) and by
-the isodyn whose source folder is named (B, another checkout's `src`), alternately, after one
-untimed rerun each (each fills its own replay memo); every run is printed, then the medians.
+rerun a finished experiment. With `--against`, this isodyn (A) and the isodyn whose source folder
+is named (B, another checkout's `src`) each fill a cache of their own (their stores' formats may
+differ: an older isodyn's are pickled), rerun it once untimed, then rerun it alternately, timed;
+every run is printed, then the medians.
 Without it, `exp run` is also timed as a whole command (interpreter start to exit), quiet and with
 its end-of-run table, checking that a cached rerun does not import litellm.
 """
@@ -25,10 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import diskcache
-
 import isodyn.experiments.llm as llm
 import isodyn.experiments.runner as runner
+from isodyn.cache.stores import open_store
 from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.rundir import new_run_dir
@@ -61,16 +61,45 @@ print(json.dumps({"cells": outcome.summary["cells"], "calls": outcome.summary["c
 """
 
 
+FILL = """
+import asyncio, json, sys
+import isodyn.experiments.llm as llm
+import isodyn.experiments.runner as runner
+from isodyn.cache.stores import open_store
+from isodyn.experiments.config import parse_overrides
+from isodyn.models.requests import Reply
+try:
+    from isodyn.experiments.plan import plan_experiment
+    from isodyn.experiments.rundir import new_run_dir
+except ImportError:
+    from isodyn.experiments.runner import new_run_dir, plan_experiment
+
+async def instant(request, timeout_s=None, api_key_env=None):
+    return Reply(text='{"solution": "s", "short answer": "A"}', prompt_tokens=10, completion_tokens=5)
+
+llm.call_litellm = instant
+runner.preflight = lambda model, api_base: None
+plan = plan_experiment(parse_overrides(json.loads(sys.argv[1])))
+outcome = asyncio.run(runner.execute(plan, new_run_dir(plan.config)))
+assert outcome.summary["errors"] == 0, "the fill failed: a rerun would have nothing to replay"
+"""
+
+
 async def instant(request, timeout_s=None, api_key_env=None) -> Reply:
     return Reply(text='{"solution": "s", "short answer": "A"}', prompt_tokens=10, completion_tokens=5)
 
 
+def in_process(script: str, words: list[str], source: str | None) -> subprocess.CompletedProcess[str]:
+    """`script` run by this isodyn (the one on this interpreter's path) or by the one in `source`."""
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": source or here}
+    return subprocess.run([sys.executable, "-c", script, json.dumps(words)], capture_output=True, text=True,
+                          env=env)  # fmt: skip
+
+
 def rerun(words: list[str], source: str | None = None) -> dict[str, float]:
     """One cached rerun in a fresh process, by this isodyn or by the one in `source`."""
-    env = {**os.environ, "PYTHONPATH": source} if source else None
-    timed = subprocess.run(
-        [sys.executable, "-c", TIMED, json.dumps(words)], capture_output=True, text=True, env=env
-    )
+    timed = in_process(TIMED, words, source)
     if timed.returncode:
         raise SystemExit(timed.stderr)
     result: dict[str, float] = json.loads(timed.stdout)
@@ -93,17 +122,20 @@ def whole_command(words: list[str], quiet: bool) -> float:
     return seconds
 
 
-def side_by_side(words: list[str], other: str, rounds: int) -> None:
-    """A (this isodyn) and B (`other`) alternately on the same cache; every run printed."""
+def side_by_side(words: dict[str, list[str]], other: str, rounds: int) -> None:
+    """A (this isodyn) and B (`other`) alternately, each on the cache it filled; every run printed."""
     runs: dict[str, list[dict[str, float]]] = {"A": [], "B": []}
     sources = {"A": None, "B": other}
-    for source in sources.values():
-        rerun(words, source)  # untimed: fills this code's replay memo
+    for name, source in sources.items():
+        filled = in_process(FILL, words[name], source)
+        if filled.returncode:
+            raise SystemExit(filled.stderr[-2000:])
+        rerun(words[name], source)  # untimed: fills this code's replay memo
     print(f"A = this isodyn, B = {other}")
     print("round  side  run phase s  whole process s")
     for number in range(1, rounds + 1):
         for name, source in sources.items() if number % 2 else reversed(sources.items()):
-            result = rerun(words, source)
+            result = rerun(words[name], source)
             runs[name].append(result)
             print(f"{number:5}  {name:4}  {result['run_s']:11.2f}  {result['total_s']:15.2f}")
     for phase in ("run_s", "total_s"):
@@ -130,6 +162,14 @@ def main() -> None:
             f"out={Path(tmp) / 'runs'}",
             f"cache_dir={Path(tmp) / 'cache'}",
         ]
+        if other:
+            sides = {
+                side: [*WORDS, f"variants={variants}", f"out={Path(tmp) / side / 'runs'}",
+                       f"cache_dir={Path(tmp) / side / 'cache'}"]
+                for side in "AB"
+            }  # fmt: skip
+            side_by_side(sides, other, rounds)
+            return
         llm.call_litellm = instant  # the fill needs no server
         runner.preflight = lambda model, api_base: None  # nor a server to probe
         started = time.perf_counter()
@@ -137,15 +177,12 @@ def main() -> None:
         fill = asyncio.run(execute(plan, new_run_dir(plan.config)))
         fill_s = time.perf_counter() - started
         assert fill.summary["errors"] == 0, "the fill failed: a rerun would have nothing to replay"
-        if other:
-            side_by_side(words, other, rounds)
-            return
         reruns = []
         for _ in range(RERUNS):  # this machine's speed wanders; the best of a few is the code's
             reruns.append(rerun(words))
         replay = min(reruns, key=lambda r: r["run_s"])
         median_run_s = sorted(r["run_s"] for r in reruns)[len(reruns) // 2]
-        store = diskcache.Cache(str(Path(tmp) / "cache" / "responses"))
+        store = open_store(Path(tmp) / "cache" / "responses")
         keys = list(store.iterkeys())
         started = time.perf_counter()
         for key in keys:

@@ -153,3 +153,27 @@ def test_an_image_drawn_is_found_by_the_digest_its_transcript_records(tmp_path) 
     with diskcache.Cache(str(tmp_path / "hostile")) as store:
         store.set(image_key(digest), {"not": "bytes"})
     assert stored_image(tmp_path / "hostile", digest) is None
+
+
+def test_replies_are_stored_as_json_and_prune_reads_their_age_from_it(tmp_path) -> None:
+    import time
+
+    import orjson
+
+    from isodyn.cache import encode_reply
+    from isodyn.cache.stores import open_store
+
+    store = ResponseCache(tmp_path)
+    reply = Reply(text="A\ud800", prompt_tokens=3, completion_tokens=2, cost_usd=0.01, latency_s=0.5)
+    store.put("new", reply)
+    store.close()
+    with open_store(tmp_path) as raw:
+        stored = raw.get("new")
+        assert type(stored) is bytes and orjson.loads(stored)["text"] == "A\ufffd"  # JSON, cleaned
+        raw.set("old", encode_reply(reply, time.time() - 40 * 86400))
+        raw.set("forged", b'{"text": "A"}')  # no reply isodyn wrote: of no use, pruned too
+    store = ResponseCache(tmp_path)
+    assert store.get("forged") is None and store.unreadable == 1
+    assert store.prune(30 * 86400) == 2
+    assert store.get("new") == Reply("A\ufffd", 3, 2, 0.01, 0.5) and len(store) == 1
+    store.close()

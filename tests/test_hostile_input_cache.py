@@ -17,7 +17,7 @@ import diskcache
 import pytest
 import typer
 
-from isodyn.cache.stores import MARKER, CacheUnreadable
+from isodyn.cache.stores import MARKER, CacheUnreadable, mark
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import exp, user_env
 
@@ -128,11 +128,14 @@ def test_a_lone_surrogate_in_a_reply_neither_crashes_the_run_nor_its_rerun(tmp_p
         words = run_words(stub, tmp_path)
         first = run_cli(*words)
         assert first.code == 0 and "Traceback" not in first.err, first.err
-        # a store written before the fix holds the surrogate itself: a run that reads it survives
+        # a store written before the fix holds the surrogate itself (an older isodyn's, pickled, as
+        # `exp cache migrate` converts it): a run that reads it survives
         store = diskcache.Cache(str(tmp_path / "cache" / "responses"))
         for key in list(store.iterkeys()):
-            store.set(key, {**store.get(key), "text": text})
+            store.set(key, {**json.loads(store.get(key)), "text": text})
         store.close()
+        mark(tmp_path / "cache", 1)
+        assert run_cli("cache", "migrate", f"cache_dir={tmp_path / 'cache'}").code == 0
         for name in ("replays",):  # without the memo, the run reads the reply store
             for path in (tmp_path / "cache" / name).glob("cache.db*"):
                 path.unlink()
@@ -219,7 +222,7 @@ def test_a_cache_made_before_the_marker_is_adopted_and_one_with_strangers_refuse
 ) -> None:
     root = tmp_path / "old"
     with diskcache.Cache(str(root / "responses")) as store:
-        store.set("k", {"text": "A", "stored_at": 0})
+        store.set("k", b'{"text": "A", "stored_at": 0}')  # not pickled: stats reads no pickled store
     (root / "locks").mkdir()
     code, said = cache_command(capsys, "stats", f"cache_dir={root}")
     assert code == 0 and "1 replies" in said and (root / MARKER).is_file(), said

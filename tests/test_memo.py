@@ -120,3 +120,22 @@ def test_memo_key_covers_the_settings_that_reach_a_request(tmp_path) -> None:
     store = ReplayMemo(tmp_path / "m", parse_overrides(["concurrency=3", "max_cost=5"]))
     assert store.key(cell) in keys  # budget and concurrency do not change what is asked
     store.close()
+
+
+def test_each_entry_is_json_that_reads_back_as_the_cell_it_replays(words, tmp_path) -> None:
+    import orjson
+
+    from isodyn.cache.stores import open_store
+    from isodyn.experiments.memo import Replay
+
+    with OpenAIStub(varied) as stub:
+        run([*words, f"api_base={stub.base_url}"])
+    with open_store(tmp_path / "cache" / "replays") as store:
+        entries = [store.get(key) for key in store.iterkeys()]
+    assert entries and all(type(entry) is bytes for entry in entries)
+    for entry in entries:
+        data = orjson.loads(entry)
+        replay = Replay.from_json(orjson.loads(entry))
+        assert replay is not None and replay.graded is not None
+        assert replay.graded.calls == replay.calls and "transcript" not in data["graded"]  # kept once
+        assert orjson.loads(orjson.dumps(replay.to_json())) == data

@@ -1,8 +1,10 @@
-"""`exp cache`: the reply cache and the cell memo of one cache folder: stats, clear, prune, repair.
+"""`exp cache`: the reply cache and the cell memo of one cache folder: stats, clear, prune, repair,
+migrate.
 
 Only isodyn's own cache is read or changed (`owned`): a folder isodyn did not make is refused as
 it is, and no command here creates one. A store this user may not read is no damaged store:
-nothing is deleted or set aside then.
+nothing is deleted or set aside then. `migrate` converts an older isodyn's cache (pickled values,
+which no command reads) to the current format (`cache.migrate`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, Literal, cast
 import diskcache
 
 from isodyn.cache import ResponseCache
+from isodyn.cache.migrate import Migrated, migrate_cache
 from isodyn.cache.stores import (
     STORES,
     CacheDamaged,
@@ -33,8 +36,8 @@ from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_
 from isodyn.experiments.memo import memo_store
 from isodyn.results import read_json
 
-CacheAction = Literal["stats", "clear", "prune", "repair"]
-ACTIONS = ("stats", "clear", "prune", "repair")
+CacheAction = Literal["stats", "clear", "prune", "repair", "migrate"]
+ACTIONS = ("stats", "clear", "prune", "repair", "migrate")
 CLEARED = ("responses", "replays")  # the stores clear empties (drawings in `renders` are no replies)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -128,7 +131,7 @@ class Repaired:
     set_aside: tuple[SetAside, ...]  # empty: every store opens and checks clean
 
 
-CacheOutcome = NoCache | CacheStats | Cleared | Pruned | Repaired
+CacheOutcome = NoCache | CacheStats | Cleared | Pruned | Repaired | Migrated
 
 
 def cache_command(request: CacheRequest) -> CacheOutcome:
@@ -141,6 +144,8 @@ def cache_command(request: CacheRequest) -> CacheOutcome:
         return clear_cache(root)
     if request.action == "repair":
         return repair_cache(root)
+    if request.action == "migrate":
+        return migrate_cache(root)
     store = ResponseCache(root / "responses") if has_store(root / "responses") else None
     try:
         memo = memo_store(root) if has_store(root / "replays") else None  # it holds copies of replies
@@ -185,7 +190,7 @@ def clear_cache(root: Path) -> Cleared:
             kept += [name] if directory.exists() or directory.is_symlink() else []
             continue
         try:
-            with open_store(directory) as store:
+            with open_store(directory, pickles=True) as store:  # clearing reads no value
                 counts[name] = store.clear()
         except CacheUnreadable:
             raise

@@ -14,6 +14,9 @@ disk read per cell. The reply is graded again and the row written again, so a ch
 settings or grader code still takes effect. Editing any source file changes every key, so an entry
 never outlives the code that made it. The entries hold copies of replies, so `exp cache clear` and
 `exp cache prune` empty the memo along with the replies.
+
+An entry is JSON (`Replay.to_json`, the form `cache.codecs.ReplayForm` checks); one that does not
+fit that form (a forged or damaged entry) is a miss, and the cell runs as if it had never run.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 import diskcache
 
 import isodyn
+from isodyn.cache.codecs import REPLAY_CHECK, dumps, graded_from_row, known_labels, loads
 from isodyn.cache.stores import open_store
 from isodyn.calls import Call
 from isodyn.core import Variant
@@ -98,7 +102,9 @@ def memo_store(cache_dir: Path) -> diskcache.Cache:
 class Replay:
     """One cell as it ran: its variant, its transcript, and what the strategy concluded."""
 
-    variant: Variant
+    # A variant read back from the memo stays JSON (checked) until a regrade asks for it: a replay
+    # that takes its graded row, as most do, never does.
+    variant: Variant | dict[str, Any]
     calls: tuple[Call, ...]  # in call order: request (images hashed), key, reply; each a cache hit
     response: str  # the final reply's text (a vote or a remapped letter may not be any call's text)
     notes: dict[str, Any]
@@ -110,7 +116,39 @@ class Replay:
     grader: str = ""
 
     def scored_variant(self) -> Variant:
-        return Variant.from_json(self.scored) if self.scored is not None else self.variant
+        if self.scored is not None:
+            return Variant.from_json(self.scored)
+        return self.variant if isinstance(self.variant, Variant) else Variant.from_json(self.variant)
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form (`codecs.ReplayForm`): the graded row's transcript is left out when it
+        is `calls`, as it is for every cell the runner remembers."""
+        row = self.graded.to_row() if self.graded is not None else None
+        if row is not None and self.graded is not None and self.graded.calls == self.calls:
+            del row["transcript"]
+        variant = self.variant.to_json() if isinstance(self.variant, Variant) else self.variant
+        return {
+            "variant": variant, "calls": [call.to_json() for call in self.calls], "response": self.response,
+            "notes": self.notes, "scored": self.scored, "graded": row, "grader": self.grader,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: Any) -> Replay | None:
+        """The inverse of `to_json`; None for anything not of its form (a forged or damaged entry)."""
+        if not REPLAY_CHECK.test(data) or not known_labels(data["variant"]):
+            return None
+        scored, row = data["scored"], data["graded"]
+        if scored is not None and not known_labels(scored):
+            return None
+        if row is None:
+            calls = tuple(Call.from_json(call) for call in data["calls"])
+            return cls(data["variant"], calls, data["response"], data["notes"], scored, None, data["grader"])
+        shared = "transcript" not in row  # the graded row's calls are the entry's
+        graded = graded_from_row(row, data["calls"])
+        if graded is None:
+            return None
+        calls = graded.calls if shared else tuple(Call.from_json(call) for call in data["calls"])
+        return cls(data["variant"], calls, data["response"], data["notes"], scored, graded, data["grader"])
 
 
 class ReplayMemo:
@@ -129,14 +167,17 @@ class ReplayMemo:
 
     def get(self, cell: Cell) -> Replay | None:
         found = self._store.get(self.key(cell))
-        return found if isinstance(found, Replay) else None
+        return Replay.from_json(loads(found)) if found is not None else None
 
     def put(self, cell: Cell, replay: Replay) -> bool:
         """Remember a cell; False when the store cannot take it (a full disk, a read-only folder).
         The memo only saves time (the replies are in the reply cache or the row), so a failed
         write costs nothing and is not an error."""
+        stored = dumps(replay.to_json())
+        if stored is None:  # a note JSON cannot hold: the cell is not remembered
+            return False
         try:
-            self._store.set(self.key(cell), replay)
+            self._store.set(self.key(cell), stored)
         except (OSError, sqlite3.Error):
             return False
         return True

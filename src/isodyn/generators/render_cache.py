@@ -5,9 +5,11 @@ fully cached rerun of image cells would be bound by matplotlib. The memo key is 
 content fingerprint, the modality, and a hash of the rendering code (the seed's module, the shared
 renderers and the core types), so editing a renderer invalidates its entries.
 
-Each image drawn is also kept under its content hash (`image_key`), the `sha256:<hex>` a cell's
+Each image drawn is kept once, under its content hash (`image_key`), the `sha256:<hex>` a cell's
 transcript records in place of the image, so a viewer can show the picture a model was sent
-(`stored_image`) without keeping every image in the run's folder.
+(`stored_image`) without keeping every image in the run's folder. A representation is stored as
+JSON naming its image by that hash (`codecs.representation_json`), a variant as its own JSON; an
+entry of another shape, or an image whose bytes do not have its hash, is drawn again.
 """
 
 from __future__ import annotations
@@ -15,16 +17,14 @@ from __future__ import annotations
 import hashlib
 import inspect
 import sqlite3
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import diskcache
-from diskcache.core import MODE_PICKLE
 
 import isodyn.core
 import isodyn.modalities
-from isodyn.cache.stores import open_store
+from isodyn.cache.codecs import dumps, loads, representation_from_json, representation_json, variant_from_json
+from isodyn.cache.stores import CacheDamaged, open_store
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators.base import SeedProgram
 from isodyn.models.requests import image_digest
@@ -59,51 +59,63 @@ class RenderCache:
             self._keep_image(drawn)
             return drawn
         key = f"{variant.seed_id}|{variant.fingerprint()}|{modality.value}|{renderer_version(type(seed))}"
-        found = self._store.get(key)
+        found = self._stored_representation(key)
         if found is None:
             found = seed.representation(variant, modality)
-            self._store.set(key, found)
-            self._keep_image(found)
+            digest = self._keep_image(found)
+            stored = dumps(representation_json(found, digest))
+            if stored is not None:  # else (something JSON cannot hold in `extra`) it is drawn each time
+                self._store.set(key, stored)
         return found
 
-    def _keep_image(self, representation: Representation) -> None:
-        if representation.image_png is not None:
-            self._store.add(image_key(image_digest(representation.image_png)), representation.image_png)
+    def _stored_representation(self, key: str) -> Representation | None:
+        """The representation stored under `key` with its image, or None (drawn again)."""
+        decoded = representation_from_json(loads(self._store.get(key)))
+        if decoded is None:
+            return None
+        representation, digest = decoded
+        if digest is None:
+            return representation
+        png = self._store.get(image_key(digest))
+        if type(png) is not bytes or image_digest(png) != digest:
+            return None
+        return replace(representation, image_png=png)
+
+    def _keep_image(self, representation: Representation) -> str | None:
+        """Store the representation's image under its digest (once); the digest, or None."""
+        if representation.image_png is None:
+            return None
+        digest = image_digest(representation.image_png)
+        self._store.add(image_key(digest), representation.image_png)
+        return digest
 
     def variant(self, seed: SeedProgram, index: int, base_seed: int) -> Variant:
         """The seed's variant, memoized too: some seeds spend milliseconds in SymPy drawing one."""
         if not seed.memoizable:
             return seed.variant(index, base_seed)
         key = f"variant|{seed.seed_id}|{index}|{base_seed}|{renderer_version(type(seed))}"
-        found = self._store.get(key)
+        found = variant_from_json(loads(self._store.get(key)))
         if found is None:
             found = seed.variant(index, base_seed)
-            found.fingerprint()  # stored with the variant
-            self._store.set(key, found)
+            stored = dumps(found.to_json())
+            if stored is not None:
+                self._store.set(key, stored)
         return found
 
     def close(self) -> None:
         self._store.close()
 
 
-class _BytesOnly(diskcache.Disk):
-    """Reads values without ever unpickling one: a viewer may be pointed at a cache it did not fill."""
-
-    def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
-        if mode == MODE_PICKLE:
-            return None
-        return super().fetch(mode, filename, value, read)
-
-
 def stored_image(renders: Path, digest: str) -> bytes | None:
     """The PNG a transcript names by `digest` from the render store at `renders`, or None: when the
     store or the image is not there (an image drawn before images were kept by hash), or the entry
-    is anything but bytes. Creates nothing."""
+    is anything but bytes of that digest. Never unpickles (`SafeDisk`): a pickled entry is missing
+    too. Creates nothing."""
     if not (renders / "cache.db").is_file():
         return None
     try:
-        with diskcache.Cache(str(renders), disk=_BytesOnly) as store:
+        with open_store(renders, pickles=True) as store:
             found = store.get(image_key(digest))
-    except (sqlite3.Error, OSError):  # damaged or unreadable: the viewer says the image is missing
+    except (sqlite3.Error, OSError, CacheDamaged):  # damaged, unreadable, pickled: said missing
         return None
     return found if isinstance(found, bytes) and image_digest(found) == digest else None

@@ -238,9 +238,22 @@ def _write_program(program: Any, path: Path, meta: dict[str, Any]) -> None:
 
 
 def _read_program(path: Path) -> tuple[Any, dict[str, Any]]:
+    """A saved program, read as JSON only: DSPy's `load` would unpickle a `.pkl` (code runs), and a
+    predictor's own `lm` would send the cell to a model (and an address) of the file's choosing;
+    isodyn saves neither, so either is refused (StrategyError naming the file)."""
+    if path.suffix != ".json":
+        raise StrategyError(f"DSPy program {path}: isodyn reads programs saved as JSON only")
+    state = json.loads(path.read_text(encoding="utf-8"))
+    predictors = state.values() if isinstance(state, dict) else ()
+    if any(isinstance(saved, dict) and saved.get("lm") is not None for saved in predictors):
+        raise StrategyError(
+            f"DSPy program {path} names a model of its own, which isodyn never saves; delete it to "
+            "optimize the program again"
+        )
     program = _new_program()
-    program.load(str(path))
-    return program, json.loads(path.read_text(encoding="utf-8")).get("isodyn", {})
+    program.load(str(path), allow_pickle=False, allow_unsafe_lm_state=False)
+    meta = state.get("isodyn") if isinstance(state, dict) else None
+    return program, meta if isinstance(meta, dict) else {}
 
 
 # ---------------------------------------------------------------------------------------- the strategy
