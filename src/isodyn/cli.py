@@ -174,13 +174,14 @@ def describe(
 
 @app.command()
 def cache(
-    action: Annotated[str, typer.Argument(help="stats, clear, prune or repair")],
+    action: Annotated[str, typer.Argument(help="stats, clear, prune, repair or migrate")],
     settings: Annotated[
         list[str] | None, typer.Argument(help="cache_dir=DIR, older_than=30d (prune)")
     ] = None,
 ) -> None:
     """The reply cache and the cell memo: `stats` (entries, size, last run's hit rate), `clear`,
-    `prune older_than=30d`, `repair` (check every store; set a damaged one aside)."""
+    `prune older_than=30d`, `repair` (check every store; set a damaged one aside), `migrate` (convert
+    an older isodyn's cache, whose pickled values are no longer read, once)."""
     from isodyn.commands.cache import CacheRequest, cache_command
 
     try:
@@ -192,9 +193,11 @@ def cache(
 
 
 def _cache_lines(outcome: CacheOutcome) -> list[str]:
-    from isodyn.commands.cache import CacheStats, Cleared, NoCache, Pruned
+    from isodyn.commands.cache import CacheStats, Cleared, Migrated, NoCache, Pruned
 
     root = outcome.root
+    if isinstance(outcome, Migrated):
+        return [outcome.line()]
     if isinstance(outcome, NoCache):
         return [f"cache {root}: there is no cache there yet; nothing to {outcome.action}"]
     if isinstance(outcome, CacheStats):
