@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from isodyn.cache import ResponseCache, cache_key
+from isodyn.models.bounded import ReplyTooLarge, bound_replies
 from isodyn.models.catalog import is_local, litellm_module, price_entry
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.local import engine_count, register_with_litellm
@@ -120,6 +121,8 @@ def refused_locally(exc: BaseException) -> bool:
 def error_reason(exc: BaseException) -> str:
     if refused_locally(exc):
         return "error:client"
+    if caused_by(exc, ReplyTooLarge):  # litellm reports it as a connection error
+        return "error:reply_too_large"
     for cls in type(exc).__mro__:
         if cls.__name__ in _ERROR_REASONS:
             reason = _ERROR_REASONS[cls.__name__]
@@ -135,6 +138,8 @@ def is_transient(exc: BaseException) -> bool:
         return False  # the same request would be refused again, and nothing was sent
     if caused_by(exc, EngineCrashed):
         return False  # the embedded engine died here: asking again only meets the same crash
+    if caused_by(exc, ReplyTooLarge):
+        return False  # the server would send the same oversized reply again
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and 400 <= status < 500 and status not in (408, 429):
         return False  # the server read the request and said no: asking again changes nothing
@@ -395,6 +400,7 @@ async def call_litellm(
         kwargs["api_base"] = request.api_base
         kwargs["api_key"] = os.environ.get(api_key_env, "") if api_key_env else "no-key-required"
     if not is_local(request.model):
+        bound_replies(litellm)  # a reply's body is read within ISODYN_MAX_REPLY_MB (models/bounded.py)
         # retries are ours (with the gate's backoff and a capped Retry-After), neither the SDK's nor
         # litellm's own wrapper's (num_retries, or litellm.num_retries if a library set it)
         kwargs["max_retries"] = 0

