@@ -92,3 +92,40 @@ def test_a_gzip_bomb_from_a_server_fails_the_cell_with_its_reason_in_bounded_mem
     assert "over 8,000,000 bytes decoded" in rows[0]["error"]
     # read whole, the 200 MB reply took over 1 GB more than a plain run; bounded, a few MB
     assert bomb_kb - plain_kb < 100_000, (plain_kb, bomb_kb)
+
+
+# ---- a server's token usage cannot make a cost below zero ----------------------------------------
+
+
+@pytest.mark.parametrize(("prompt", "completion"), [(-1_000_000, -5), (10, -1_000_000)])
+def test_negative_usage_gives_no_cost_below_zero(prompt, completion) -> None:
+    from isodyn.experiments.llm import call_litellm
+    from isodyn.models.requests import ModelRequest
+
+    script = ScriptedReply(prompt_tokens=prompt, completion_tokens=completion)
+    with OpenAIStub(lambda request: script) as stub:
+        # a model with a price in litellm's table, served by the stub
+        messages = [{"role": "user", "content": "hi"}]
+        request = ModelRequest("openai/gpt-4o-mini", messages, api_base=stub.base_url)
+        reply = asyncio.run(call_litellm(request, 30))
+    assert reply.cost_usd >= 0 and reply.prompt_tokens >= 0 and reply.completion_tokens >= 0
+    # what could be read is priced: 10 prompt tokens are not free
+    assert (reply.cost_usd > 0) == (prompt == 10)
+
+
+def test_a_token_count_is_a_whole_number_not_below_zero() -> None:
+    from isodyn.models.requests import token_count
+
+    assert [token_count(v) for v in (0, 7, 7.9, "12", 1e3)] == [0, 7, 7, 12, 1000]
+    assert [token_count(v) for v in (-1, float("nan"), float("inf"), "many", None, [3], True)] == [None] * 7
+
+
+def test_a_batch_item_with_negative_usage_costs_nothing_below_zero() -> None:
+    from isodyn.experiments.batch_jobs import _item
+
+    usage = {"prompt_tokens": -(10**9), "completion_tokens": 3}
+    body = {"choices": [{"message": {"content": "A"}}], "usage": usage}
+    result = _item({"response": {"status_code": 200, "body": body}}, "openai/gpt-4o-mini")
+    assert result.reply is not None
+    assert result.reply.prompt_tokens == 0 and result.reply.completion_tokens == 3
+    assert result.reply.cost_usd > 0

@@ -17,7 +17,7 @@ from typing import Any, get_args
 
 from isodyn.experiments.llm import estimated_tokens
 from isodyn.models.catalog import LOCAL_PROVIDER, is_local, litellm_module, price_entry
-from isodyn.models.requests import ModelRequest, Reply
+from isodyn.models.requests import ModelRequest, Reply, token_count
 
 ENDPOINT = "/v1/chat/completions"
 MAX_FILE_BYTES = 190_000_000  # OpenAI takes batch input files of up to 200 MB
@@ -174,7 +174,9 @@ def _item(line: dict[str, Any], model: str) -> ItemResult:
     try:
         text = body["choices"][0]["message"]["content"]
         usage = body.get("usage") or {}
-        prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        # a negative or unreadable count is 0: it would price the item below zero
+        prompt = token_count(usage.get("prompt_tokens") or 0) or 0
+        completion = token_count(usage.get("completion_tokens") or 0) or 0
     except (KeyError, IndexError, TypeError, ValueError):
         return ItemResult(error="malformed reply")
     if not isinstance(text, str) or not text.strip():

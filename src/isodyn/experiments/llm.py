@@ -35,7 +35,7 @@ from isodyn.models.catalog import is_local, litellm_module, price_entry
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.local import engine_count, register_with_litellm
 from isodyn.models.replicas import complete_on_replicas
-from isodyn.models.requests import ModelRequest, Reply, replicas_of
+from isodyn.models.requests import ModelRequest, Reply, replicas_of, token_count
 
 # litellm exception class -> the short reason recorded on a cell; the most specific class wins.
 _ERROR_REASONS = {
@@ -348,10 +348,14 @@ def estimated_tokens(request: ModelRequest) -> tuple[float, int]:
 def estimate_cost(request: ModelRequest) -> float:
     """Upper estimate of one call's cost from litellm's price table (`estimated_tokens`). Models
     without a price (local, self-hosted) cost 0."""
-    if is_local(request.model):
+    return priced(request.model, *estimated_tokens(request))
+
+
+def priced(model: str, prompt_tokens: float, output_tokens: float) -> float:
+    """Tokens at litellm's flat prices per token (0 for a model without a price)."""
+    if is_local(model):
         return 0.0
-    prices = price_entry(request.model)
-    prompt_tokens, output_tokens = estimated_tokens(request)
+    prices = price_entry(model)
     return prompt_tokens * float(prices.get("input_cost_per_token") or 0) + output_tokens * float(
         prices.get("output_cost_per_token") or 0
     )
@@ -415,19 +419,30 @@ async def call_litellm(
         response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
     latency = time.perf_counter() - started
     usage = getattr(response, "usage", None)
-    cost = 0.0
-    if has_price(request.model):  # litellm's cost lookup is slow and raises for unpriced models
-        with contextlib.suppress(Exception):
-            cost = float(litellm.completion_cost(completion_response=response, model=request.model) or 0.0)
-    if not math.isfinite(cost):
-        cost = 0.0  # absurd usage figures from a server must not disable the budget or break JSON
+    said = [token_count(getattr(usage, name, 0) or 0) for name in ("prompt_tokens", "completion_tokens")]
+    prompt_tokens, completion_tokens = (count or 0 for count in said)
+    if None in said:  # negative or not numbers: litellm's price of them would be too
+        cost = priced(request.model, prompt_tokens, completion_tokens) if has_price(request.model) else 0.0
+    else:
+        cost = litellm_cost(litellm, response, request.model)
     return Reply(
         text=response.choices[0].message.content or "",
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
         cost_usd=cost,
         latency_s=latency,
     )
+
+
+def litellm_cost(litellm: Any, response: Any, model: str) -> float:
+    """litellm's price of a reply's usage; 0 for a model without a price, and for a price below
+    zero or not finite (it would give a budget back, or disable it and break JSON)."""
+    if not has_price(model):  # litellm's cost lookup is slow and raises for unpriced models
+        return 0.0
+    cost = 0.0
+    with contextlib.suppress(Exception):
+        cost = float(litellm.completion_cost(completion_response=response, model=model) or 0.0)
+    return cost if math.isfinite(cost) and cost >= 0 else 0.0
 
 
 # Not an IsodynError: control flow. The replay pass catches it and runs the cell live.

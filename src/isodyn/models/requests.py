@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -41,6 +42,19 @@ class Reply:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+
+
+def token_count(value: Any) -> int | None:
+    """A server's token count as a whole number >= 0; None for one that is negative, not finite or
+    not a number (a negative count would make a negative cost, and a budget that grows as it is
+    spent)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return int(number) if math.isfinite(number) and number >= 0 else None
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
