@@ -129,3 +129,33 @@ def test_a_batch_item_with_negative_usage_costs_nothing_below_zero() -> None:
     assert result.reply is not None
     assert result.reply.prompt_tokens == 0 and result.reply.completion_tokens == 3
     assert result.reply.cost_usd > 0
+
+
+# ---- a list setting given twice plans each cell once ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "field", "expected"),
+    [
+        ("modalities=latex,latex,image,latex", "modalities", ("latex", "image")),
+        ("seeds=isobench_parity,isobench_parity", "seeds", ("isobench_parity",)),
+        ("strategies=zeroshot,cot3,zeroshot", "strategies", ("zeroshot", "cot3")),
+        ("models=openai/a,openai/b,openai/a", "models", ("openai/a", "openai/b")),
+    ],
+)
+def test_a_list_setting_keeps_each_name_once_in_order(word, field, expected) -> None:
+    from isodyn.experiments.config import parse_overrides
+
+    assert tuple(str(getattr(v, "value", v)) for v in getattr(parse_overrides([word]), field)) == expected
+
+
+def test_modalities_given_twice_plan_each_cell_once(tmp_path) -> None:
+    from isodyn.experiments.config import parse_overrides
+    from isodyn.experiments.plan import plan_experiment
+
+    def cells(modalities: str) -> int:
+        words = [modalities, "seeds=isobench_parity", "variants=2"]
+        words += [f"out={tmp_path}", f"cache_dir={tmp_path / 'c'}"]
+        return len(plan_experiment(parse_overrides(words)).grid.cells)
+
+    assert cells("modalities=latex,latex") == cells("modalities=latex") == 2

@@ -107,7 +107,8 @@ def _jsonable(value: Any) -> Any:
 
 
 def _split(value: str) -> tuple[str, ...]:
-    items = tuple(v.strip() for v in value.split(",") if v.strip())
+    """A comma list's items, in order, each once: `modalities=latex,latex` plans each cell once."""
+    items = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
     if not items:
         raise ConfigError("empty list")
     return items
