@@ -22,7 +22,7 @@ from isodyn.view import index as index_module
 from isodyn.view import scan as scan_module
 from isodyn.view.cells import utf16_span
 from isodyn.view.export import export_marks
-from isodyn.view.index import INDEX_FILE, CellIndex, Filters, load_index
+from isodyn.view.index import CellIndex, Filters, index_path, load_index
 from isodyn.view.marks import Mark, append_mark, read_marks
 from isodyn.view.safe import UnsafeFile
 from isodyn.view.server import Viewer, ViewerServer
@@ -74,7 +74,8 @@ def test_sorting_by_seed_is_natural_and_by_failures_puts_the_worst_first(run_dir
 
 def test_the_index_is_cached_and_rebuilt_when_results_change(run_dir: Path, monkeypatch) -> None:
     load_index(run_dir)
-    assert (run_dir / INDEX_FILE).is_file()
+    assert index_path(run_dir).is_file() and index_path(run_dir).parent.name == "view-index"
+    assert list(run_dir.glob(".*")) == []  # nothing derived is written into the run folder
 
     def no_build(results: Path) -> CellIndex:
         raise AssertionError("the cached index should have been used")
@@ -88,16 +89,40 @@ def test_the_index_is_cached_and_rebuilt_when_results_change(run_dir: Path, monk
     assert index.size == CELLS and index.seen.damaged == 1
 
 
-def test_a_planted_or_linked_cache_is_never_trusted(run_dir: Path, tmp_path: Path) -> None:
-    (run_dir / INDEX_FILE).write_text('{"version": 1, "size": 0}')
+def test_a_damaged_or_linked_cache_is_never_trusted(run_dir: Path, tmp_path: Path) -> None:
+    cache = index_path(run_dir)
+    cache.parent.mkdir(parents=True)
+    cache.write_text('{"version": 2, "results_sha256": "0"}')
     assert load_index(run_dir)[0].size == CELLS
     outside = tmp_path / "elsewhere.txt"
     outside.write_text("keep me")
-    (run_dir / INDEX_FILE).unlink()
-    (run_dir / INDEX_FILE).symlink_to(outside)
+    cache.unlink()
+    cache.symlink_to(outside)
     index, _ = load_index(run_dir)
     assert index.size == CELLS
     assert outside.read_text() == "keep me"  # the link was not written through
+
+
+def test_a_planted_index_stamped_with_the_results_keys_is_not_served(run_dir: Path, tmp_path: Path) -> None:
+    """Someone who made the run folder plants an index saying every cell is right, stamped with
+    what the real results.jsonl gives: its size, its modification time (both survive tar) and its
+    SHA-256. The viewer shows what the results say."""
+    forged = tmp_path / "forged"
+    forged.mkdir()
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    lines = [json.dumps({**row, "correct": row["correct"] is not None or None}) for row in rows]
+    (forged / "results.jsonl").write_text("\n".join(lines) + "\n")
+    Viewer(forged)  # builds and caches the forged run's index
+    planted = json.loads(index_path(forged).read_bytes())
+    results = (run_dir / "results.jsonl").stat()
+    planted |= {"size": results.st_size, "mtime_ns": results.st_mtime_ns,
+                "results_sha256": digest_of(run_dir / "results.jsonl")}  # fmt: skip
+    (run_dir / ".view-index.json").write_text(json.dumps(planted))
+    viewer = Viewer(run_dir)
+    wrong = sum(vr.verdict_of(k) == "wrong" for k in vr.all_keys())
+    assert viewer.cells({"verdict": "wrong"})["total"] == wrong == 14
+    assert viewer.cells({"verdict": "right"})["total"] == CELLS - wrong - 1  # one is not graded
+    assert digest_of(run_dir / "results.jsonl") == planted["results_sha256"]  # the results untouched
 
 
 def test_an_unwritable_folder_keeps_the_index_in_memory(run_dir: Path, monkeypatch) -> None:
@@ -107,7 +132,7 @@ def test_an_unwritable_folder_keeps_the_index_in_memory(run_dir: Path, monkeypat
     monkeypatch.setattr(index_module, "write_atomic", refuse)
     index, note = load_index(run_dir)
     assert index.size == CELLS and note is not None and "memory" in note
-    assert not (run_dir / INDEX_FILE).exists()
+    assert not index_path(run_dir).exists()
 
 
 def test_damaged_and_duplicate_lines_are_skipped_and_counted(run_dir: Path) -> None:
@@ -327,6 +352,22 @@ def test_a_mark_posted_is_saved_beside_the_run(server: ViewerServer, run_dir: Pa
     assert found["total"] == 1 and found["rows"][0]["marked"] == "wrong"
     queue = json.loads(ask(server, "/api/review")[2])
     assert queue["total"] == 3  # four doubtful verdicts, one of them marked
+
+
+def test_a_hard_linked_marks_file_is_not_written_through(
+    server: ViewerServer, run_dir: Path, tmp_path
+) -> None:
+    outside = tmp_path / "someone-elses.jsonl"
+    earlier = Mark(*vr.DISAGREE, 0, verdict_right=True)
+    outside.write_bytes(earlier.line())
+    os.link(outside, run_dir / "marks.jsonl")  # a hard link: another name for the outside file
+    cell = Viewer(run_dir).holder.current().find((*vr.AMBIGUOUS, 0))
+    own = {"Content-Type": "application/json", "Origin": f"http://127.0.0.1:{server.server_address[1]}"}
+    body = json.dumps({"cell": cell, "verdict_right": False, "reading": "none"}).encode()
+    assert ask(server, "/api/mark", "POST", body, own)[0] == 200
+    assert outside.read_bytes() == earlier.line()  # unchanged
+    assert os.stat(run_dir / "marks.jsonl").st_nlink == 1  # marks.jsonl has a file of its own now
+    assert [m.key for m in read_marks(run_dir).marks] == [earlier.key, (*vr.AMBIGUOUS, 0)]
 
 
 def test_images_are_served_by_digest(server: ViewerServer) -> None:

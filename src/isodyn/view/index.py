@@ -1,4 +1,4 @@
-"""The compact index of a run's cells, built once and cached beside the run, filtered on the server.
+"""The compact index of a run's cells, built once and cached (keyed by its results), filtered on the server.
 
 Opening a run of 50,000 cells must not mean parsing 200 MB of replies for every page: one pass
 over results.jsonl keeps, per cell, what the list shows and filters on (identity, verdict, reason,
@@ -7,17 +7,24 @@ method, ambiguity, whether graders disagree, the truth and the answer read) and 
 stored as codes into a vocabulary, in numpy arrays, so a filter is a few vectorized comparisons
 and a page is a slice of a precomputed sort order.
 
-The index is cached in RUN/.view-index.json, keyed by results.jsonl's size and modification time,
-and rebuilt when either changes (a run still appending). When the run folder cannot be written
-the index lives in memory only. Lines are read by the same rules as `results.read_results`: a
-damaged line is skipped and counted, a second row of a cell already read is ignored, a row of a
-newer schema refuses the run (`NewerRun`).
+The index is cached in isodyn's cache folder (`ISODYN_CACHE_DIR`, ~/.cache/isodyn, under
+`view-index/`), one file per run folder, keyed by the SHA-256 of the results.jsonl bytes it was
+built from: it is served only for those very bytes. A derived file is not evidence: one inside the
+run folder (as `.view-index.json` once was) could be planted, stamped with whatever key the
+results would give, by whoever made the folder; none there is read. While serving, a change of
+results.jsonl's size or modification time (a run still appending) makes the index be loaded again.
+When the cache folder cannot be written the index lives in memory only.
+
+Lines are read by the same rules as `results.read_results`: a damaged line is skipped and counted,
+a second row of a cell already read is ignored, a row of a newer schema refuses the run
+(`NewerRun`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
 import threading
 from collections.abc import Sequence
@@ -29,7 +36,8 @@ import numpy as np
 import orjson
 
 from isodyn.atomic import write_atomic
-from isodyn.view.safe import UnsafeFile, inside, read_bounded
+from isodyn.experiments.config import default_cache_dir
+from isodyn.view.safe import UnsafeFile, read_bounded
 from isodyn.view.scan import (
     CLEAR,
     CODED,
@@ -41,8 +49,8 @@ from isodyn.view.scan import (
     scan_results,
 )
 
-INDEX_FILE = ".view-index.json"
-INDEX_VERSION = 1
+INDEX_FOLDER = "view-index"  # in isodyn's cache folder
+INDEX_VERSION = 2  # 2: keyed by results.jsonl's SHA-256
 MAX_INDEX_BYTES = 1_000_000_000
 VERDICTS = ("right", "wrong", "not graded")  # verdict codes 0, 1, 2
 SORTS = ("seed", "failed")
@@ -50,7 +58,8 @@ SORTS = ("seed", "failed")
 
 @dataclass(frozen=True)
 class FileKey:
-    """What the cached index was built from: results.jsonl's size and modification time."""
+    """results.jsonl's size and modification time, as this process last read it: a change means
+    the run was appended to (never a key to a file on disk)."""
 
     size: int
     mtime_ns: int
@@ -159,10 +168,10 @@ class CellIndex:
     """Every cell of a run, as columns: codes into vocabularies, numbers, and sort orders."""
 
     def __init__(
-        self, key: FileKey, vocab: dict[str, list[str]], codes: dict[str, np.ndarray],
+        self, key: FileKey, digest: str, vocab: dict[str, list[str]], codes: dict[str, np.ndarray],
         numbers: dict[str, np.ndarray], truth: list[str], extracted: list[str | None], seen: LinesSeen,
     ) -> None:  # fmt: skip
-        self.key, self.vocab, self.codes, self.numbers = key, vocab, codes, numbers
+        self.key, self.digest, self.vocab, self.codes, self.numbers = key, digest, vocab, codes, numbers
         self.truth, self.extracted, self.seen = truth, extracted, seen
         self.lookup = {name: {value: code for code, value in enumerate(vocab[name])} for name in CODED}
         self.size = len(truth)
@@ -172,16 +181,18 @@ class CellIndex:
     @classmethod
     def build(cls, results: Path) -> CellIndex:
         key = FileKey.of(results)
-        columns, seen = scan_results(results)
+        data = results.read_bytes()
+        columns, seen = scan_results(results, data)
         vocab = {name: list(columns.lookup[name]) for name in CODED}
         codes = {name: np.asarray(columns.codes[name], dtype=np.int64) for name in CODED}
         numbers = {name: np.asarray(columns.numbers[name], dtype=np.int64) for name in NUMERIC}
-        return cls(key, vocab, codes, numbers, columns.truth, columns.extracted, seen)
+        digest = hashlib.sha256(data).hexdigest()
+        return cls(key, digest, vocab, codes, numbers, columns.truth, columns.extracted, seen)
 
     def to_json(self) -> bytes:
         return orjson.dumps(
             {
-                "version": INDEX_VERSION, "size": self.key.size, "mtime_ns": self.key.mtime_ns,
+                "version": INDEX_VERSION, "results_sha256": self.digest,
                 "damaged": self.seen.damaged, "duplicates": self.seen.duplicates,
                 "first_problem": self.seen.first_problem, "vocab": self.vocab,
                 "codes": {name: _packed(self.codes[name]) for name in CODED},
@@ -191,13 +202,14 @@ class CellIndex:
         )  # fmt: skip
 
     @classmethod
-    def from_json(cls, data: bytes, key: FileKey) -> CellIndex | None:
-        """The cached index when it was built from this very file and is whole; else None."""
+    def from_json(cls, data: bytes, key: FileKey, digest: str) -> CellIndex | None:
+        """The cached index when it was built from results.jsonl bytes of this SHA-256 and is
+        whole; else None."""
         try:
             found = orjson.loads(data)
             if not isinstance(found, dict) or found.get("version") != INDEX_VERSION:
                 return None
-            if FileKey(found["size"], found["mtime_ns"]) != key:
+            if found.get("results_sha256") != digest:
                 return None
             truth, extracted = found["truth"], found["extracted"]
             size = len(truth)
@@ -216,7 +228,7 @@ class CellIndex:
             seen = LinesSeen(int(found["damaged"]), int(found["duplicates"]), problem and str(problem))
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, OverflowError, binascii.Error):
             return None  # a damaged or planted cache is rebuilt, never trusted
-        return cls(key, vocab, codes, numbers, truth, extracted, seen)
+        return cls(key, digest, vocab, codes, numbers, truth, extracted, seen)
 
     # --- derived columns and sort orders ----------------------------------------------------------
     def _derive(self) -> None:
@@ -362,23 +374,37 @@ class CellIndex:
         return self.by_seed[mask[self.by_seed]]
 
 
-def load_index(run_dir: Path) -> tuple[CellIndex, str | None]:
-    """The run's index, from the cache when it was built from this results.jsonl, else built and
-    cached; and why it could not be cached (None when it was, or came from the cache)."""
+def index_path(run_dir: Path, store: Path | None = None) -> Path:
+    """Where the index of `run_dir` is cached: one file per run folder (by its resolved path), in
+    `store` (default: the cache folder's view-index/), replaced when the run changes."""
+    folder = store if store is not None else default_cache_dir() / INDEX_FOLDER
+    name = hashlib.sha256(str(Path(run_dir).resolve()).encode("utf-8", "surrogateescape")).hexdigest()
+    return folder / f"{name[:32]}.json"
+
+
+def sha256_of(path: Path) -> str:
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def load_index(run_dir: Path, store: Path | None = None) -> tuple[CellIndex, str | None]:
+    """The run's index, from the cache when it was built from these very results.jsonl bytes, else
+    built and cached; and why it could not be cached (None when it was, or came from the cache)."""
     results = Path(run_dir) / "results.jsonl"
     key = FileKey.of(results)
+    path = index_path(run_dir, store)
     try:
-        path = inside(run_dir, INDEX_FILE)
         if path.exists():
-            cached = CellIndex.from_json(read_bounded(path, MAX_INDEX_BYTES), key)
+            cached = CellIndex.from_json(read_bounded(path, MAX_INDEX_BYTES), key, sha256_of(results))
             if cached is not None:
                 return cached, None
     except (UnsafeFile, OSError):
         pass  # a cache that cannot be read is rebuilt
     index = CellIndex.build(results)
     try:
-        write_atomic(inside(run_dir, INDEX_FILE), index.to_json())
-    except (UnsafeFile, OSError) as exc:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, index.to_json())
+    except OSError as exc:
         return index, f"the index is kept in memory only ({exc.strerror or exc})"
     return index, None
 

@@ -7,8 +7,8 @@ of a cell wins, so a person changes their mind by marking again, and results.jso
 
 The run folder may be shared, or prepared by someone else: marks.jsonl is opened without following
 a symbolic link, must be a regular file (a FIFO would hang the server), must stay inside the run
-folder, and is read with a bound. This module imports nothing from the analysis layer, which reads
-marks for the report.
+folder, is never appended to through a hard link, and is read with a bound. This module imports
+nothing from the analysis layer, which reads marks for the report.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from isodyn.atomic import write_atomic
 from isodyn.view.safe import inside, open_regular, read_bounded
 
 MARKS_FILE = "marks.jsonl"
@@ -128,8 +129,15 @@ def read_marks(run_dir: Path) -> MarksRead:
 
 def append_mark(run_dir: Path, mark: Mark) -> None:
     """Append one mark to RUN/marks.jsonl in one write; a line cut short before it (a crash) is
-    ended first, so the new mark is never glued onto it."""
-    handle = open_regular(marks_path(run_dir), os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    ended first, so the new mark is never glued onto it. A marks.jsonl with other names (hard
+    links, one of which may be outside the run) is first copied to a file of its own, swapped in:
+    the other names' file is never written."""
+    path = marks_path(run_dir)
+    handle = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    if os.fstat(handle).st_nlink > 1:
+        os.close(handle)
+        write_atomic(path, read_bounded(path, MAX_MARKS_BYTES))
+        handle = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         size = os.fstat(handle).st_size
         ends_cleanly = size == 0 or os.pread(handle, 1, size - 1) == b"\n"

@@ -208,9 +208,10 @@ def _scan_second_half(args: tuple[int, int, int, Path]) -> _Part:
     return _scan_range(_SHARED, position, stop, number, results)
 
 
-def scan_results(results: Path) -> tuple[Columns, LinesSeen]:
+def scan_results(results: Path, data: bytes | None = None) -> tuple[Columns, LinesSeen]:
+    """The index's columns of results.jsonl (`data`: its bytes, when already read)."""
     global _SHARED
-    data = results.read_bytes()
+    data = results.read_bytes() if data is None else data
     begin = len(BOM) if data.startswith(BOM) else 0
     middle = data.find(b"\n", begin + (len(data) - begin) // 2) + 1
     if len(data) < PARALLEL_BYTES or middle <= 0 or "fork" not in multiprocessing.get_all_start_methods():
