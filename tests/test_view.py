@@ -9,9 +9,11 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -368,6 +370,59 @@ def test_a_hard_linked_marks_file_is_not_written_through(
     assert outside.read_bytes() == earlier.line()  # unchanged
     assert os.stat(run_dir / "marks.jsonl").st_nlink == 1  # marks.jsonl has a file of its own now
     assert [m.key for m in read_marks(run_dir).marks] == [earlier.key, (*vr.AMBIGUOUS, 0)]
+
+
+@pytest.fixture
+def impatient(run_dir: Path) -> Iterator[ViewerServer]:
+    """A server that closes a connection idle for 0.3 s and holds at most 4 at once."""
+    running = ViewerServer(Viewer(run_dir, images=FakeImages), 0, idle_timeout_s=0.3, max_connections=4)
+    thread = threading.Thread(target=running.serve_forever, daemon=True)
+    thread.start()
+    yield running
+    running.shutdown()
+    running.server_close()
+
+
+def _closed_by_server(connection: socket.socket, within_s: float) -> bool:
+    """Whether the server closes `connection` (an empty read) within `within_s` seconds."""
+    connection.settimeout(within_s)
+    try:
+        return connection.recv(1) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_an_idle_connection_is_closed_after_the_timeout(impatient: ViewerServer) -> None:
+    address = ("127.0.0.1", impatient.server_address[1])
+    with socket.create_connection(address) as idle:
+        started = time.monotonic()
+        assert _closed_by_server(idle, 5)
+        assert 0.2 < time.monotonic() - started < 3
+    # a kept-alive connection that asked once is closed too, once idle
+    kept = http.client.HTTPConnection(*address, timeout=5)
+    kept.request("GET", "/api/meta", headers={"Host": f"127.0.0.1:{address[1]}"})
+    response = kept.getresponse()
+    assert response.status == 200 and response.read() and not response.will_close
+    assert kept.sock is not None and _closed_by_server(kept.sock, 5)
+    kept.close()
+
+
+def test_connections_past_the_bound_are_closed_at_once(impatient: ViewerServer) -> None:
+    address = ("127.0.0.1", impatient.server_address[1])
+    threads = threading.active_count()
+    held = [socket.create_connection(address) for _ in range(4)]
+    time.sleep(0.1)  # the four are taken, each by a thread
+    try:
+        with socket.create_connection(address) as extra:
+            assert _closed_by_server(extra, 0.2)  # well before the idle timeout
+        assert threading.active_count() <= threads + 4
+    finally:
+        for connection in held:
+            connection.close()
+    time.sleep(0.5)  # the slots are free again: a request is answered
+    assert ask(impatient, "/api/meta")[0] == 200
 
 
 def test_images_are_served_by_digest(server: ViewerServer) -> None:
