@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import html
 import json
+import re
 import subprocess
 import sys
 import zlib
@@ -159,3 +161,35 @@ def test_modalities_given_twice_plan_each_cell_once(tmp_path) -> None:
         return len(plan_experiment(parse_overrides(words)).grid.cells)
 
     assert cells("modalities=latex,latex") == cells("modalities=latex") == 2
+
+
+# ---- a character reference in a name renders as text in report.md -------------------------------
+
+BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+REFERENCES = "&#x202E;&#8238;&rlm;&#X202e;&lrm;&#x2067;"
+
+
+def _rows(model: str, seed: str) -> list[dict]:
+    return [
+        {"model": model, "strategy": "zeroshot", "modality": modality, "seed_id": seed, "variant": variant,
+         "topic": "algebra", "level": "high_school", "answer_type": "int", "question": "q", "truth": "2",
+         "extracted": "3", "correct": False, "reason": "ok", "response": "3"}
+        for modality in ("latex", "image") for variant in (0, 1)
+    ]  # fmt: skip
+
+
+def test_character_references_in_names_render_as_text_in_report_md() -> None:
+    from markdown_it import MarkdownIt
+
+    from isodyn.analysis.metrics import Bootstrap
+    from isodyn.analysis.report import build_report, render_markdown
+    from isodyn.results import CellResult
+
+    model, seed = f"m{REFERENCES * 3}x", f"s{REFERENCES}"
+    results = [CellResult.from_row(r) for r in _rows(model, seed)]
+    content = build_report(results, None, {"models": [model]}, f"run{REFERENCES}", Bootstrap(resamples=50))
+    md = render_markdown(content)
+    assert "#x202E;" in md and not BIDI.search(md)  # the name is there, as typed
+    rendered = MarkdownIt("commonmark").enable("table").render(md)
+    assert not BIDI.search(rendered), BIDI.findall(rendered)[:5]  # before: 18 live overrides and more
+    assert not BIDI.search(html.unescape(rendered.replace("&amp;", "\x00")))  # no reference left live

@@ -42,13 +42,16 @@ def block_text(text: str) -> str:
 
 
 # Markdown that untrusted inline text could otherwise start: HTML tags, comments and autolinks
-# (`<`), links and images (`](`), table cell splits (`|`); `\` too, so an escape cannot be undone.
-_MARKDOWN_SPECIAL = re.compile(r"[\\<|]|\](?=\()")
+# (`<`), links and images (`](`), table cell splits (`|`), character references (`&#x202E;`,
+# `&rlm;`: a renderer would turn them into the very bidi controls `visible` shows); `\` too, so an
+# escape cannot be undone.
+_MARKDOWN_SPECIAL = re.compile(r"[\\<|]|\](?=\()|&(?=#?[0-9A-Za-z]+;)")
 
 
 def markdown_text(text: str) -> str:
     """One line of inline Markdown showing `text` literally: safe in a heading, a list item or a
-    table cell (line breaks and controls made visible, `|` and `<` escaped)."""
+    table cell (line breaks and controls made visible; `|`, `<` and the `&` of a character
+    reference escaped)."""
     escaped = _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), text)
     # Made visible after escaping, so `\r` reads as `\r` in the raw file too; what visible() adds
     # (`\x1b`, `<U+202E>`) is plain text in Markdown: no tag name or URL scheme holds a `+`.

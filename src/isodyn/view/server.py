@@ -1,4 +1,4 @@
-"""The viewer's HTTP server: bound to 127.0.0.1 only, read-only but for marks and the index cache.
+"""The viewer's HTTP server: bound to 127.0.0.1 only, read-only but for marks.
 
 The standard library's `http.server` (a `ThreadingHTTPServer`) rather than Flask: the viewer needs
 a handful of routes, exact control of every header (a strict Content-Security-Policy, nosniff, the
