@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import html
+import io
 import json
 import re
 import subprocess
@@ -18,6 +19,8 @@ import zlib
 from pathlib import Path
 
 import httpx
+import numpy as np
+import pandas as pd
 import pytest
 
 from isodyn.models.bounded import ReplyTooLarge, read_bounded
@@ -193,3 +196,71 @@ def test_character_references_in_names_render_as_text_in_report_md() -> None:
     rendered = MarkdownIt("commonmark").enable("table").render(md)
     assert not BIDI.search(rendered), BIDI.findall(rendered)[:5]  # before: 18 live overrides and more
     assert not BIDI.search(html.unescape(rendered.replace("&amp;", "\x00")))  # no reference left live
+
+
+# ---- a report's figures have a bound on their size, whatever the run holds ----------------------
+
+MODELS = 300
+MAX_PX = 4_000  # plots.MAX_HEIGHT at 100 dpi
+
+
+def _px(png: bytes) -> tuple[int, int]:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        return image.size
+
+
+@pytest.fixture(scope="module")
+def many_models() -> pd.DataFrame:
+    """The graded cells of a run of 300 models (2 strategies, 2 modalities, 5 seeds, 2 variants)."""
+    from isodyn.analysis.metrics import graded_cells
+    from isodyn.results import CellResult, results_frame
+
+    rng = np.random.default_rng(3)
+    (cell,) = _rows("x", "s")[:1]
+    rows = []
+    for m in range(MODELS):
+        for strategy in ("zeroshot", "cot3"):
+            for modality in ("latex", "image"):
+                for seed in range(5):
+                    for variant in (0, 1):
+                        right = bool(rng.random() < 0.6)
+                        rows.append({**cell, "model": f"provider/model-{m:04d}", "strategy": strategy,
+                                     "modality": modality, "seed_id": f"s{seed}", "variant": variant,
+                                     "correct": right, "extracted": "2" if right else "3"})  # fmt: skip
+    return graded_cells(results_frame([CellResult.from_row(r) for r in rows]))
+
+
+def test_figures_of_300_models_are_bounded_and_say_what_they_leave_out(many_models) -> None:
+    from isodyn.analysis import plots
+    from isodyn.analysis.columns import ARM
+    from isodyn.analysis.metrics import Bootstrap, robustness_table
+    from isodyn.analysis.modality import modality_gap
+    from isodyn.schema import Column
+
+    fast = Bootstrap(resamples=20)
+    arms = robustness_table(many_models, ARM, fast)
+    by_topic = robustness_table(many_models, [*ARM, Column.topic], fast)
+    gaps = plots.modality_gaps(modality_gap(many_models, "zeroshot"))
+    figures = {
+        "summary": plots.findings_summary(arms.assign(baseline=False, marks="")),
+        "accuracy_by_topic": plots.accuracy_by_topic(by_topic),
+        "rr": plots.rr_by_series(arms),
+        "correct_variants": plots.correct_variants_per_seed(many_models),
+        "error_types": plots.error_types(arms[list(ARM)].assign(judged=3, calculation=1, logic=2), ARM),
+        **{f"modality_gap {number}": png for number, png in enumerate(gaps)},
+    }
+    assert len(figures) == 6
+    for name, png in figures.items():
+        width, height = _px(png)
+        assert width <= 1_100 and height <= MAX_PX, (name, width, height)  # before: up to 26,060 px tall
+
+
+def test_a_forest_of_many_comparisons_is_bounded() -> None:
+    from isodyn.analysis.forest import MAX_LINES, ForestRow, forest_png
+
+    rows = [ForestRow(f"model {i}", "baseline", "zeroshot / image", 1.0, -2.0, 4.0) for i in range(1_000)]
+    width, height = _px(forest_png(rows, "Paired differences"))
+    assert height <= MAX_PX and width <= 1_300
+    assert MAX_LINES < 1_000

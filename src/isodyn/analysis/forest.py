@@ -1,4 +1,4 @@
-"""The forest plot of paired comparisons: one line per comparison, readable at any count (pure).
+"""The forest plot of paired comparisons: one line per comparison, up to MAX_LINES of them (pure).
 
 Differences and intervals are in percentage points; the intervals drawn are whatever the caller
 hands in (the comparison report hands in the simultaneous ones and says so in the title). A
@@ -24,6 +24,7 @@ from matplotlib.transforms import blended_transform_factory
 from isodyn.textsafe import visible
 
 LABEL_WIDTH = 44  # characters per label line; longer text ends in an ellipsis
+MAX_LINES = 80  # comparisons drawn (about 3,500 px tall at most); the table lists every one
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,11 @@ def _x_limits(rows: Sequence[ForestRow]) -> tuple[float, float]:
 
 
 def forest_png(rows: Sequence[ForestRow], title: str, xlabel: str = "A − B (accuracy points)") -> bytes:
-    """The forest plot as PNG bytes: the figure grows with the rows, labels on the left."""
+    """The forest plot as PNG bytes: the figure grows with the rows, labels on the left; past
+    MAX_LINES rows, the first MAX_LINES are drawn and the title says so."""
+    if len(rows) > MAX_LINES:
+        title = f"{title} (the first {MAX_LINES} of {len(rows):,} comparisons; the table lists all)"
+        rows = rows[:MAX_LINES]
     n = len(rows)
     two_lines = any(row.detail for row in rows)
     per_row = 0.42 if two_lines else 0.3

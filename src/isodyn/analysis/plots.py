@@ -6,6 +6,11 @@ model and strategy); within a panel each series has its own colour and marker (`
 A number is a filled marker, zero included; what has no number is drawn apart from it (`Shown`):
 a hollow marker for a metric that is undefined (RR when A_avg = 0), a grey cross or "n/a" for what
 was not measured, both in a shaded "n/a" strip off the scale.
+
+Bounded by design: a figure is at most `MAX_HEIGHT` inches tall (4,000 px), a panel holds at most
+`MAX_ROWS` rows, and a figure holds the panels that fit in that height (`MAX_PANELS` at most); what
+does not fit (300 models, 100 arms) is left out with a line under the figure saying how much is
+shown (the tables list every one). Figures of a run with 300 models were up to 26,060 px tall.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import math
 import textwrap
 from collections.abc import Callable, Sequence
 from enum import StrEnum
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -39,6 +45,10 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#0
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "h", "<", ">", "p", "*")
 NA_COLOUR = "#8a8a8a"
 NA_FILL = "#f0f0f0"
+T = TypeVar("T")
+MAX_HEIGHT = 40.0  # inches (4,000 px at DPI): no figure is taller
+MAX_ROWS = 40  # rows of one panel (arms, strategies, groups); more are left out, and said so
+MAX_PANELS = 24  # panels of one figure (each is drawn and laid out: about 0.1 s apiece)
 TOPIC_CODES = {topic.value: code for topic, code in TOPIC_COLUMNS.items()}
 LEVEL_CODES = {level.value: code for level, code in LEVEL_COLUMNS.items()}
 
@@ -179,11 +189,34 @@ def _na_strip(ax: Axes, low: float, high: float, horizontal: bool, ticks: Sequen
     axis.get_major_ticks()[0].gridline.set_visible(False)  # no grid line through the strip
 
 
+def _first(items: Sequence[T], most: int, what: str) -> tuple[list[T], str]:
+    """The first `most` of `items`, and what to say under the figure when some are left out."""
+    if len(items) <= most:
+        return list(items), ""
+    return list(items[:most]), f"showing the first {most:,} of {len(items):,} {what}; the tables list all"
+
+
+def _fitting(count: int, columns: int, panel_height: float, header: float) -> int:
+    """How many of `count` panels (in rows of `columns`, each `panel_height` inches tall, under
+    `header` inches of legend) fit in MAX_HEIGHT, and no more than MAX_PANELS: at least one."""
+    rows = max(1, int((MAX_HEIGHT - header) // panel_height))
+    return max(1, min(count, rows * max(1, columns), MAX_PANELS))
+
+
+def _say_what_is_shown(fig: Figure, *notes: str) -> None:
+    """Under the figure, what was left out of it (nothing when every note is empty)."""
+    said = "; ".join(note for note in notes if note)
+    if said:
+        fig.supxlabel(said, fontsize=8, color="#555555")
+
+
 def _panels(count: int, columns: int, size: tuple[float, float]) -> tuple[Figure, list[Axes]]:
     """A figure `WIDTH` wide of `count` panels in rows of `columns`, laid out by matplotlib's
-    constrained layout (titles, legends and tick labels never overlap)."""
+    constrained layout (titles, legends and tick labels never overlap); never taller than
+    MAX_HEIGHT (callers choose what fits, this is the last guard)."""
     columns = max(1, min(columns, count))
     rows = max(1, math.ceil(count / columns))
+    size = (size[0], min(size[1], MAX_HEIGHT))
     fig = Figure(figsize=size, dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     grid = fig.add_gridspec(rows, columns)
@@ -217,9 +250,12 @@ def findings_summary(arms: pd.DataFrame, level: float = 0.95) -> bytes:
     models = list(dict.fromkeys(map(str, arms[Column.model]))) if not arms.empty else []
     rows = list(dict.fromkeys(zip(arms[Column.strategy].astype(str), arms[Column.modality].astype(str),
                                   strict=True))) if not arms.empty else []  # fmt: skip
+    rows, rows_note = _first(rows, MAX_ROWS, "arms")
     columns = 1 if len(models) <= 1 else 2
+    panel_height = 0.7 + 0.25 * len(rows)
+    models, models_note = _first(models, _fitting(len(models), columns, panel_height, 0.8), "models")
     panel_rows = math.ceil(max(len(models), 1) / columns)
-    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.8 + panel_rows * (0.7 + 0.25 * len(rows))))
+    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.8 + panel_rows * panel_height))
     styles = {"A_avg": (PALETTE[0], "o"), "A_wst": (PALETTE[5], "s")}
     y = np.arange(len(rows))[::-1].astype(float)
     strategies = list(dict.fromkeys(s for s, _ in rows))
@@ -269,6 +305,7 @@ def findings_summary(arms: pd.DataFrame, level: float = 0.95) -> bytes:
         NOT_MEASURED,
     ]
     fig.legend(handles=handles, loc="outside upper center", ncols=5, fontsize=8, frameon=False)
+    _say_what_is_shown(fig, models_note, rows_note)
     return _saved(fig)
 
 
@@ -280,11 +317,15 @@ def accuracy_by_topic(table: pd.DataFrame) -> bytes:
         table[Column.topic].unique(), key=lambda t: (order.index(t) if t in order else 99, str(t))
     )
     modalities = modality_order(table[Column.modality].unique())
-    panels = list(table.groupby([Column.model, Column.strategy], sort=True))
-    columns = 3 if len(panels) > 4 else min(len(panels), 2) or 1
-    rows = math.ceil(max(len(panels), 1) / columns)
+    topics, topics_note = _first(topics, MAX_ROWS, "topics")
+    groups = table.groupby([Column.model, Column.strategy], sort=True)
+    columns = 3 if groups.ngroups > 4 else min(groups.ngroups, 2) or 1
     long_codes = any(len(topic_code(t)) > 3 for t in topics)
-    fig, axes = _panels(max(len(panels), 1), columns, (WIDTH, 0.6 + rows * (2.6 + 0.3 * long_codes)))
+    panel_height = 2.6 + 0.3 * long_codes
+    fit = _fitting(groups.ngroups, columns, panel_height, 0.6)
+    panels, panels_note = _first(list(groups), fit, "models and strategies")
+    rows = math.ceil(max(len(panels), 1) / columns)
+    fig, axes = _panels(max(len(panels), 1), columns, (WIDTH, 0.6 + rows * panel_height))
     width = 0.8 / max(len(modalities), 1)
     for index, (ax, ((model, strategy), group)) in enumerate(zip(axes, panels, strict=False)):
         for i, modality in enumerate(modalities):
@@ -313,6 +354,7 @@ def accuracy_by_topic(table: pd.DataFrame) -> bytes:
     fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 7), fontsize=8,
                frameon=False, title=f"modality (interval bars from {MIN_INTERVAL_SEEDS} seeds up)",
                title_fontsize=8)  # fmt: skip
+    _say_what_is_shown(fig, panels_note, topics_note)
     return _saved(fig)
 
 
@@ -323,11 +365,14 @@ def rr_by_series(table: pd.DataFrame) -> bytes:
     models = sorted(map(str, table[Column.model].unique())) if not table.empty else []
     strategies = sorted(map(str, table[Column.strategy].unique())) if not table.empty else []
     modalities = modality_order(table[Column.modality].unique()) if not table.empty else []
-    columns = 1 if len(models) <= 1 else 2
-    panel_rows = math.ceil(max(len(models), 1) / columns)
+    modalities, modalities_note = _first(modalities, len(PALETTE), "modalities")
     row_height = 0.2 + 0.12 * max(len(modalities), 1)
-    fig, axes = _panels(max(len(models), 1), columns,
-                        (WIDTH, 0.6 + panel_rows * (0.8 + row_height * max(len(strategies), 1))))  # fmt: skip
+    strategies, strategies_note = _first(strategies, max(1, int(MAX_ROWS * 0.25 / row_height)), "strategies")
+    columns = 1 if len(models) <= 1 else 2
+    panel_height = 0.8 + row_height * max(len(strategies), 1)
+    models, models_note = _first(models, _fitting(len(models), columns, panel_height, 0.6), "models")
+    panel_rows = math.ceil(max(len(models), 1) / columns)
+    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.6 + panel_rows * panel_height))
     step = 0.8 / max(len(modalities), 1)
     for index, (ax, model) in enumerate(zip(axes, models, strict=False)):
         group = table[table[Column.model].astype(str) == model]
@@ -364,25 +409,35 @@ def rr_by_series(table: pd.DataFrame) -> bytes:
     ]
     fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 7), fontsize=8,
                frameon=False)  # fmt: skip
+    _say_what_is_shown(fig, models_note, strategies_note, modalities_note)
     return _saved(fig)
 
 
 GAP_ROWS_PER_FIGURE = 80  # a longer list of tasks is split evenly over several figures
+GAP_FIGURES = 5  # at most; the tasks of the mean gaps nearest zero are left out beyond them
 
 
 def modality_gaps(gaps: pd.DataFrame, rows_per_figure: int = GAP_ROWS_PER_FIGURE) -> list[bytes]:
     """Best text representation minus image, per task (a row each) and model (a panel each), in
     points: a dot on a stem from 0, so a gap of 0 is a dot on the line, and a task the model has no
     gap for says "n/a". Tasks are sorted by their mean gap; more than `rows_per_figure` tasks are
-    split evenly over several figures, and the height grows with the rows so names never overlap."""
+    split evenly over several figures (at most GAP_FIGURES), and the height grows with the rows so
+    names never overlap; the models are those whose panels fit in MAX_HEIGHT."""
     if gaps.empty:
         return []
     pivot = gaps.pivot_table(index="task", columns=Column.model, values="gap", aggfunc="mean", dropna=False)
     pivot = (pivot * 100).loc[(pivot.mean(axis=1)).sort_values(ascending=False, kind="stable").index]
-    models = list(pivot.columns)
+    tasks, tasks_note = _first(list(pivot.index), rows_per_figure * GAP_FIGURES, "tasks")
+    if tasks_note:  # keep the largest gaps either way: the top and the bottom of the sorted list
+        half = len(tasks) // 2
+        pivot = pd.concat([pivot.iloc[: len(tasks) - half], pivot.iloc[len(pivot) - half :]])
+        tasks_note = tasks_note.replace("the first", "the largest gaps either way,")
     count = math.ceil(len(pivot) / rows_per_figure)
     size = math.ceil(len(pivot) / count)
     pages = [pivot.iloc[i : i + size] for i in range(0, len(pivot), size)]
+    panel_height = 0.7 + 0.2 * size
+    fit = _fitting(pivot.shape[1], 3, panel_height, 0.7)
+    models, models_note = _first(list(pivot.columns), fit, "models")
     out = []
     for number, page in enumerate(pages, start=1):
         columns = min(len(models), 3)
@@ -409,6 +464,7 @@ def modality_gaps(gaps: pd.DataFrame, rows_per_figure: int = GAP_ROWS_PER_FIGURE
             ax.set_title(wrapped_label(model, 40), fontsize=9)
         part = f" (part {number} of {len(pages)})" if len(pages) > 1 else ""
         fig.suptitle(f"Modality gap per task on the same items{part}; n/a: not measured", fontsize=9)
+        _say_what_is_shown(fig, models_note, tasks_note)
         out.append(_saved(fig))
     return out
 
@@ -417,6 +473,8 @@ def error_types(distribution: pd.DataFrame, label_columns: Sequence[str]) -> byt
     """Stacked shares of first-error types per group, from process evaluation; a group with no judged
     solution says so instead of showing an empty bar."""
     kinds = [c for c in distribution.columns if c not in [*label_columns, "judged"]]
+    kept, groups_note = _first(range(len(distribution)), MAX_ROWS, "groups")
+    distribution = distribution.iloc[kept]
     records = distribution.to_dict("records")
     names = [short_label(" / ".join(str(r[c]) for c in label_columns), 48) for r in records]
     fig, (ax,) = _panels(1, 1, (WIDTH, 1.4 + 0.28 * len(distribution)))
@@ -437,6 +495,7 @@ def error_types(distribution: pd.DataFrame, label_columns: Sequence[str]) -> byt
     ax.set_xlabel("share of judged solutions (%)", fontsize=8)
     ax.set_title("First wrong step by error type", fontsize=10)
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize=7, frameon=False)
+    _say_what_is_shown(fig, groups_note)
     return _saved(fig)
 
 
@@ -454,12 +513,17 @@ def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
         right = group.groupby(Column.seed_id)[Column.correct].sum().astype(int)
         counted = np.bincount(right.to_numpy(), minlength=most + 1)[: most + 1]
         counts[str(model)].append((str(strategy), str(modality), counted))
-    for arms in counts.values():
+    arms_notes = set()
+    for model, arms in counts.items():
         arms.sort(key=lambda a: (a[0], order.index(a[1])))
+        counts[model], note = _first(arms, MAX_ROWS, "arms")
+        arms_notes.add(note)
     rows = max((len(v) for v in counts.values()), default=1)
     columns = 1 if len(models) <= 1 else 2
+    panel_height = 0.8 + 0.24 * rows
+    models, models_note = _first(models, _fitting(len(models), columns, panel_height, 0.3), "models")
     panel_rows = math.ceil(max(len(models), 1) / columns)
-    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.3 + panel_rows * (0.8 + 0.24 * rows)))
+    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.3 + panel_rows * panel_height))
     for ax, model in zip(axes, models, strict=False):
         arms = counts[model]
         names = [short_label(f"{s} / {m}", 34) for s, m, _ in arms]
@@ -476,6 +540,7 @@ def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
         ax.set_xticks(range(most + 1), [str(k) for k in range(most + 1)], fontsize=8)
         ax.set_xlabel("variants answered correctly (first repeat); cells: number of seeds", fontsize=8)
         ax.set_title(wrapped_label(model, 60), fontsize=10)
+    _say_what_is_shown(fig, models_note, max(arms_notes, default="", key=len))
     return _saved(fig)
 
 
