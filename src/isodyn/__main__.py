@@ -1,3 +1,4 @@
 from isodyn.cli import main
 
-main()
+if __name__ == "__main__":  # not when a worker process imports it (multiprocessing's spawn)
+    main()

@@ -32,7 +32,7 @@ from isodyn.datasets.reader import (
     read_json,
     resolve_columns,
 )
-from isodyn.datasets.record import Record, ReleasedSeed, image_digest
+from isodyn.datasets.record import Record, ReleasedSeed, check_truth, image_digest
 from isodyn.generators.contained import (
     ReleaseError,
     check_count,
@@ -293,7 +293,7 @@ class ReleasedItem(ReleasedSeed):
             level=self.level,
             answer_type=self.answer_type,
             question=question,
-            answer=str(item.get("answer", "")).strip(),
+            answer=truth_of(item),
             image_sha256=image_digest(image),
             choices=parse_choices(question) if multiple_choice else (),
             source={"image": reference},
@@ -301,6 +301,11 @@ class ReleasedItem(ReleasedSeed):
 
     def picture(self, variant: Variant) -> bytes:
         return self.release.image(variant.index, self.seed_id, self._item(variant.index))[1]
+
+
+def truth_of(item: dict[str, Any]) -> str:
+    """An item's answer as graded."""
+    return str(item.get("answer", "")).strip()
 
 
 def release_summary(seeds: dict[str, ReleasedItem]) -> list[str]:
@@ -348,9 +353,10 @@ def release_seeds(root: Path | str, keys: tuple[str, ...] = ()) -> dict[str, Rel
     seeds = {key: ReleasedItem(release, key) for key in chosen}
     for index in range(len(release.trials)):  # a gap is reported now, not halfway through a run
         items = release.items(index)
-        for key in seeds:
+        for key, seed in seeds.items():
             if key not in items:
                 raise ReleaseError(f"{release.trials[index]}: no item {key!r}")
+            check_truth(seed.answer_type, truth_of(items[key]), f"{release.source(index)} item {key}")
             release.image(index, key, items[key])
     return seeds
 

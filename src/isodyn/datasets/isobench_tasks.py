@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import json
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from isodyn.core import AnswerType, Modality, Topic
 from isodyn.datasets.reader import clean, one_line
 from isodyn.generators.base import format_choices, letter
 from isodyn.generators.contained import ReleaseError
+from isodyn.scoring.bounds import exact_decimal
 
 YES_NO = ("Yes", "No")
 INTEGER_ANSWER = "Answer with an integer."
@@ -112,11 +112,8 @@ def _bool_label(row: Row) -> bool:
 
 def _int_label(row: Row) -> int:
     raw = row.need("label")
-    try:
-        number = float(str(raw).strip())
-    except ValueError:
-        number = math.nan
-    if isinstance(raw, bool) or not number.is_integer():
+    number = None if isinstance(raw, bool) else exact_decimal(str(raw))  # exact: 2^53 + 1 stays itself
+    if number is None or number.denominator != 1:
         raise row.fail(f"label {one_line(repr(raw))} is not an integer")
     return int(number)
 

@@ -68,7 +68,7 @@ from isodyn.datasets.mmmath_fields import (
     topic_of,
 )
 from isodyn.datasets.reader import checked_image, find_image, read_image, read_records, zip_index
-from isodyn.datasets.record import Record, ReleasedSeed, image_digest
+from isodyn.datasets.record import Record, ReleasedSeed, check_truth, image_digest
 from isodyn.generators.contained import (
     ReleaseError,
     check_fields,
@@ -356,6 +356,7 @@ class MMMathProblem(ReleasedSeed):
     def __init__(self, release: MMMathRelease, key: str) -> None:
         problem = self._problem(release, key)
         facts = facts_of(problem)
+        check_truth(facts.answer_type, facts.answer, release.where(problem))
         self.release = release
         self.seed_id = key
         self.topic = facts.topic

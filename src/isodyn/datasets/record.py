@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
+from isodyn.datasets.reader import one_line
 from isodyn.generators.base import SeedProgram
+from isodyn.generators.contained import ReleaseError
+from isodyn.scoring.compare import truth_problem
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -59,8 +62,21 @@ def image_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def check_truth(answer_type: AnswerType, truth: str, where: str) -> None:
+    """A ReleaseError (naming `where` and the value) for a truth that is not of its answer type: a float
+    truth that is no number (`N/A`, `nan`, `3, 4`), an integer truth that is no integer, a
+    multiple-choice truth that is no letter. No reply could be graded against it, and a run would
+    find out only after paying for the calls."""
+    problem = truth_problem(truth, answer_type)
+    if problem is not None:
+        kind = answer_type.value.replace("_", " ")
+        raise ReleaseError(f"{where}: its answer {one_line(repr(truth), 60)} {problem} (answer type {kind})")
+
+
 def record_to_variant(record: Record, base_seed: int = 0) -> Variant:
-    """The variant a release item gives (a release has no variation types: its variants are files)."""
+    """The variant a release item gives (a release has no variation types: its variants are files);
+    its truth is checked (`check_truth`) whichever release it comes from."""
+    check_truth(record.answer_type, record.answer, f"item {record.id} variant {record.index}")
     params: dict[str, Any] = {**record.source, "image_sha256": record.image_sha256}
     if record.shown is not None:
         params["intro"] = record.shown.intro

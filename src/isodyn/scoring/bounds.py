@@ -15,19 +15,27 @@ billions of digits. So nothing is evaluated that could hold a value beyond 10^±
   every value in it, powers and factorials included, on the terms its expansion has, on its depth
   and its nodes; sums, products, integrals and limits are not evaluated at all;
 - `as_float`: a number as a float, infinite (not an OverflowError) beyond the float range;
+- `bounded_call`: what the static bounds cannot limit, the time SymPy's simplification takes (pure
+  Python, seconds on `\\frac{1}{\\sin((x+y+z)^2)}`), is limited by math-verify's own timeouts on the
+  main thread (SIGALRM, as `exp` grades); on any other thread, where no alarm can be set, the
+  comparison runs in a worker process that is killed past BOUNDED_SECONDS;
 - `route_math_verify_logs`: math-verify's warnings (a timed-out parse or comparison) are counted in
   `EVENTS` and logged at debug level, not printed on the user's terminal.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import math
+import multiprocessing
 import re
+import threading
 from collections import Counter
+from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from isodyn.scoring.fast_math import fast_value
 
@@ -39,6 +47,8 @@ MAX_SYMBOLIC_EXPONENT = 100  # `x^{100}` may be simplified; `x^{10^{10}}` may no
 MAX_TERMS = 100  # `(x + 1)^{50}` may be expanded (51 terms); `(x + y + z)^{100}` (5,151) may not
 MAX_OPERAND = 10_000  # the largest exponent, factorial or binomial argument written in numbers
 MAX_TEXT = 1_000  # a longer text is not parsed
+BOUNDED_SECONDS = 2.0  # a comparison off the main thread, at most (math-verify's own timeout)
+WORKER_START_SECONDS = 60.0  # its worker process's imports, at most
 
 EVENTS: Counter[str] = Counter()  # math-verify's warnings, by kind (a timed-out parse, ...)
 _log = logging.getLogger(__name__)
@@ -77,7 +87,11 @@ _OPEN = {v: k for k, v in _CLOSE.items()}
 # Commands that stand for numbers or arithmetic, and Euler's e: what is left of an operand without
 # them is a variable (an operand in variables is not evaluated while parsing)
 _EULER = re.compile(r"(?<![A-Za-z\\])e(?![A-Za-z])")
-_NUMERIC_NOTATION = re.compile(rf"\\(?:[dt]?frac|sqrt|pi|cdot|times|div)(?![A-Za-z])|{_EULER.pattern}")
+_NUMERIC_NOTATION = re.compile(
+    r"\\(?:[dt]?frac|sqrt|pi|cdot|times|div|pm|mp|Gamma|exp|ln|lg|log|a?r?c?(?:sin|cos|tan|cot|sec|csc)h?"
+    r"|[dt]?binom|choose|gcd|lcm|max|min|[lr](?:floor|ceil)|operatorname|mathrm|text|bmod|pmod|mod)(?![A-Za-z])"
+    rf"|{_EULER.pattern}"
+)
 
 
 def tame_text(text: str) -> bool:
@@ -90,13 +104,15 @@ def tame_text(text: str) -> bool:
     text = text.replace("\\left", "").replace("\\right", "")
     for match in _GROWTH.finditer(text):
         operator = match.group()
-        if operator.startswith("!"):
-            operands = [_operand_before(text, match.start())]
+        if operator.startswith("!"):  # `9!!` is read as (9!)!: its last factorial is of 9!
+            operands = [f"({_operand_before(text, match.start())})" + "!" * (len(operator) - 1)]
         elif operator == "\\choose":
             operands = [_operand_before(text, match.start()), _operand_after(text, match.end())]
         elif operator.endswith("binom"):
             top, end = _atom_after(text, match.end())
             operands = [top, _atom_after(text, end)[0]]
+        elif operator.startswith("\\"):  # a function: `\Gamma(a)^{b}` is Γ(a) to the b
+            operands = [_atom_after(text, match.end())[0]]
         else:
             operands = [_operand_after(text, match.end())]
         if not all(_small(operand) for operand in operands):
@@ -108,8 +124,20 @@ def _small(operand: str) -> bool:
     """An operand in numbers whose value is at most MAX_OPERAND, or one in variables (or empty)."""
     if not operand.strip() or re.search(r"[A-Za-z]", _NUMERIC_NOTATION.sub("", operand)):
         return True
-    value = fast_value(_EULER.sub(f"({math.e!r})", operand))
+    value = fast_value(_factorials_of_small_numbers(_EULER.sub(f"({math.e!r})", operand)))
     return value is not None and abs(value) <= MAX_OPERAND
+
+
+_SMALL_FACTORIAL = re.compile(r"(?<![\w.])\(?(\d{1,2})\)?!(?!!)")
+
+
+def _factorials_of_small_numbers(text: str) -> str:
+    """`(3)!` as 6, innermost first (`((3)!)!` is 720), for numbers up to 99; larger ones stay."""
+    for _ in range(4):
+        text, found = _SMALL_FACTORIAL.subn(lambda m: str(math.factorial(int(m.group(1)))), text)
+        if not found:
+            break
+    return text
 
 
 def _operand_after(text: str, start: int) -> str:
@@ -207,22 +235,30 @@ def _classes() -> dict[str, tuple[type, ...]]:
     from sympy.functions.combinatorial import factorials, numbers
 
     def functions(module: Any) -> tuple[type, ...]:
+        """The functions a module defines (not those it imports: `numbers` imports sin)."""
         found = (getattr(module, name) for name in dir(module))
-        return tuple(c for c in found if isinstance(c, type) and issubclass(c, sympy.Function))
+        return tuple(
+            c
+            for c in found
+            if isinstance(c, type) and issubclass(c, sympy.Function) and c.__module__ == module.__name__
+        )
 
     return {
         # exp(x) is about 10^(0.43 x): sized from the argument's value
         "exponential": (sympy.exp, sympy.sinh, sympy.cosh),
-        # n!, binomial(n, k), gamma(n), fibonacci(n), ...: at most n^n, sized from n's value
-        "combinatorial": (
-            *functions(factorials),
-            *functions(numbers),
+        # n!, binomial(n, k), gamma(n): at most n!, sized from n's value
+        "factorial": (
+            sympy.factorial,
+            sympy.factorial2,
+            sympy.subfactorial,
+            sympy.binomial,
             sympy.gamma,
             sympy.loggamma,
             sympy.lowergamma,
             sympy.uppergamma,
-            sympy.polygamma,
         ),
+        # the other integer sequences (Euler and Bell numbers, rising factorials, ...): at most (2n)!
+        "combinatorial": (*functions(factorials), *functions(numbers), sympy.polygamma),
         # evaluating a sum, product, integral or limit is open-ended: never attempted
         "operator": (sympy.Sum, sympy.Product, sympy.Integral, sympy.Limit, sympy.Derivative),
     }
@@ -286,10 +322,11 @@ class _Sizer:
         if isinstance(node, classes["exponential"]):
             grown = _value_bound(largest) * math.log10(math.e) + 1
             return Size(grown, grown)
-        if isinstance(node, classes["combinatorial"]):
-            n = _value_bound(largest)
-            grown = n * math.log10(n + 2) + 1
-            return Size(grown, grown)
+        for kind, doubled in (("factorial", 1), ("combinatorial", 2)):
+            if isinstance(node, classes[kind]):
+                n = doubled * _value_bound(largest)
+                grown = math.lgamma(n + 1) / math.log(10) + max(a.scale for a in args) + 1
+                return Size(grown, grown)
         # anything else (trigonometry, logarithms, |x|, relations, sets, tuples): no larger than its
         # arguments (a logarithm is smaller)
         widest = self._widest(args)
@@ -366,3 +403,68 @@ def route_math_verify_logs() -> None:
     logger = logging.getLogger("math_verify")
     logger.addHandler(_Counted())
     logger.propagate = False
+
+
+# ---- what only a clock can bound ----------------------------------------------------------------------
+
+T = TypeVar("T")
+_WORKER: Any = None  # a one-process pool, started on first use off the main thread
+_WARM: Any = None  # its imports, done before any comparison is timed
+_WORKER_LOCK = threading.Lock()
+_NO_WORKER: list[str] = []  # why no worker process can start here, once found
+
+
+def bounded_call(function: Callable[..., T], *args: Any) -> T | None:
+    """`function(*args)`: here on the main thread, where math-verify's alarms bound it; on any other
+    thread in a worker process, None (and the worker replaced) past BOUNDED_SECONDS. `function` must
+    be a module-level function of picklable arguments and result."""
+    if threading.current_thread() is threading.main_thread():
+        return function(*args)
+    with _WORKER_LOCK:  # one comparison at a time: the worker is one process
+        if _NO_WORKER or (_WORKER is None and not _start_worker()):
+            return function(*args)
+        _WARM.wait(WORKER_START_SECONDS)
+        if not _WARM.ready():  # it cannot start (a script that starts processes when imported)
+            _unavailable("its worker process did not start")
+            _stop_worker()
+            return function(*args)
+        pending = _WORKER.apply_async(function, args)
+        try:
+            result: T = pending.get(BOUNDED_SECONDS)
+        except multiprocessing.TimeoutError:
+            EVENTS["comparison stopped after its time"] += 1
+            _stop_worker()
+            _start_worker()  # its imports begin now, not at the next comparison
+            return None
+        return result
+
+
+def _start_worker() -> bool:
+    global _WORKER, _WARM
+    try:
+        _WORKER = multiprocessing.get_context("spawn").Pool(1)
+    except (OSError, RuntimeError) as error:
+        _unavailable(str(error))
+        return False
+    _WARM = _WORKER.apply_async(_load_math)
+    return True
+
+
+def _unavailable(why: str) -> None:
+    _NO_WORKER.append(why)
+    _log.warning("comparisons off the main thread run unbounded in this process: %s", why[:200])
+
+
+def _load_math() -> None:
+    import math_verify  # noqa: F401
+    import sympy  # noqa: F401
+
+    import isodyn.scoring.compare  # noqa: F401
+
+
+@atexit.register
+def _stop_worker() -> None:
+    global _WORKER
+    if _WORKER is not None:
+        _WORKER.terminate()
+        _WORKER = None

@@ -28,7 +28,14 @@ from functools import lru_cache
 from typing import Any
 
 from isodyn.core import AnswerType
-from isodyn.scoring.bounds import as_float, exact_decimal, route_math_verify_logs, tame, tame_text
+from isodyn.scoring.bounds import (
+    as_float,
+    bounded_call,
+    exact_decimal,
+    route_math_verify_logs,
+    tame,
+    tame_text,
+)
 from isodyn.scoring.fast_math import fast_equation_equivalent, fast_equivalent, fast_value, translate
 from isodyn.scoring.text import unicode_math
 
@@ -668,6 +675,12 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
     fast = fast_equation_equivalent(candidate, truth) if "=" in truth else fast_equivalent(candidate, truth)
     if fast is not None:
         return fast
+    return bounded_call(_symbolic_equal, candidate, truth, tolerance)
+
+
+def _symbolic_equal(candidate: str, truth: str, tolerance: Tolerance) -> bool | None:
+    """math-verify's comparison of two parses (pure Python once the bounds have passed, but SymPy's
+    simplification may take seconds: `bounded_call` limits it)."""
     from math_verify import verify
 
     gold, guess = _as_math(truth), _as_math(candidate)

@@ -42,7 +42,7 @@ from isodyn.scoring.extract import (
     extract_answer,
     last_boxed,
 )
-from isodyn.scoring.json_answer import strict_json_answer
+from isodyn.scoring.json_answer import JSON_FAILURES, strict_json_answer
 from isodyn.scoring.text import bounded
 
 DEFAULT_GRADER = "isodyn"  # an answer was found but cannot be read as the answer type
@@ -167,7 +167,7 @@ def _dynamath_short_answer(reply: str) -> str | None:
     text = text.replace("\\", "").replace("\\n", "\n")
     try:
         found = json.loads(text, strict=False)
-    except (json.JSONDecodeError, RecursionError):
+    except JSON_FAILURES:
         return None
     value = found.get("short answer") if isinstance(found, dict) else None
     return None if value is None else str(value)

@@ -33,6 +33,9 @@ _BARE_LATEX = re.compile(r"(?<!\\)\\(?=[a-zA-Z]{2,})")  # `\frac` inside a JSON 
 _CONTROL = re.compile(r"[\x00-\x1f]")  # what `\f`rac, `\t`imes, `\b`eta decode to
 _KEY_SPACING = re.compile(r"[\s_\-]+")
 _LENIENT_JSON = json.JSONDecoder(strict=False)  # json.loads(..., strict=False) builds one per call
+# What decoding hostile text raises: a syntax error (JSONDecodeError, a ValueError), an integer past
+# Python's 4,300 digits (ValueError), nesting past the recursion limit (RecursionError).
+JSON_FAILURES = (ValueError, RecursionError)
 _KEY_VALUE = re.compile(
     r"""["']short[ _]?answer["']\s*:\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^,}\n]+))""",
     re.IGNORECASE,
@@ -91,7 +94,7 @@ def _lenient_load(candidate: str) -> object | None:
         repaired = repaired.replace("'", '"')
     try:
         loaded: object = _LENIENT_JSON.decode(repaired)
-    except json.JSONDecodeError:
+    except JSON_FAILURES:
         return None
     return loaded
 
@@ -103,7 +106,7 @@ def _load(candidate: str) -> tuple[str | None, str]:
         answer = _short_answer_of(_LENIENT_JSON.decode(candidate))
         if answer is None or not _CONTROL.search(answer):
             return answer, "json"
-    except json.JSONDecodeError:
+    except JSON_FAILURES:
         pass
     return _short_answer_of(_lenient_load(candidate)), "json_lenient"
 
@@ -134,7 +137,7 @@ def strict_json_answer(reply: str) -> str | None:
     for candidate in reversed(_balanced_objects(reply)):
         try:
             answer = _short_answer_of(json.loads(candidate))
-        except json.JSONDecodeError:
+        except JSON_FAILURES:
             continue
         if answer is not None and answer.strip():
             return answer.strip()

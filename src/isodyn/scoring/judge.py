@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from isodyn.prompts import render_template
+from isodyn.scoring.json_answer import JSON_FAILURES
 
 ERROR_TYPES = (
     "diagram_misreading",
@@ -75,7 +76,7 @@ def parse_process_reply(text: str, n_steps: int) -> ProcessVerdict:
     step = found.get("first_wrong_step")
     try:
         step = int(step) if step not in (None, "null") else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # `1e999` decodes to inf
         return ProcessVerdict(None, None, str(found.get("explanation", "")), readable=False)
     error = found.get("error_type")
     error = str(error).strip().lower().replace(" ", "_") if error not in (None, "null") else None
@@ -93,7 +94,7 @@ def _last_json(text: str) -> dict[str, Any] | None:
         if char == "{":
             try:
                 value, _ = decoder.raw_decode(text, start)
-            except json.JSONDecodeError:
+            except JSON_FAILURES:
                 continue
             if isinstance(value, dict):
                 found = value
