@@ -23,6 +23,8 @@ INTERNAL = {
     "UnsupportedModality": "isodyn asks only for listed modalities: a bug when it reaches `exp`",
     "UndeclaredService": "a strategy read a service it did not declare: a bug",
     "_Aborted": "a BaseException that stops DSPy's optimizer at once",
+    "ReplyTooLarge": "raised in the HTTP client; the runner records error:reply_too_large",
+    "_Unbounded": "the grader's size check catches it and gives a verdict of its own",
 }
 SOURCE = Path(isodyn.__file__).parent
 

@@ -49,10 +49,10 @@ class Foreign:
 def foreign(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A finished run whose config.json was edited by its sender: its cache inside the folder, its
     server theirs."""
-    monkeypatch.setattr(analysis_report, "write_report", lambda run_dir, *a, **k: run_dir / "report.md")
-    with OpenAIStub(_answer) as made_on:
+    # only this patch is undone: monkeypatch.undo() would also undo conftest's own cache isolation
+    with monkeypatch.context() as patched, OpenAIStub(_answer) as made_on:
+        patched.setattr(analysis_report, "write_report", lambda run_dir, *a, **k: run_dir / "report.md")
         run_dir = _made_run(tmp_path, made_on)
-    monkeypatch.undo()
     with OpenAIStub(_judge_reply) as theirs:
         config = json.loads((run_dir / "config.json").read_text())
         planted = run_dir / "planted-cache"

@@ -82,9 +82,9 @@ def test_the_index_is_cached_and_rebuilt_when_results_change(run_dir: Path, monk
     def no_build(results: Path) -> CellIndex:
         raise AssertionError("the cached index should have been used")
 
-    monkeypatch.setattr(CellIndex, "build", staticmethod(no_build))
-    assert load_index(run_dir)[0].size == CELLS
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:  # undoing only this: conftest isolates the cache folder
+        patched.setattr(CellIndex, "build", staticmethod(no_build))
+        assert load_index(run_dir)[0].size == CELLS
     with (run_dir / "results.jsonl").open("ab") as out:  # a run still appending: and a damaged line
         out.write(b'{"model": "m-a", "cut short\n')
     index, _ = load_index(run_dir)

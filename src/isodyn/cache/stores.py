@@ -434,6 +434,19 @@ def owned(root: Path) -> bool:
     return True
 
 
+def _holds_pickles(root: Path) -> bool:
+    """Whether any of the stores in `root` holds a pickled key or value (nothing is read)."""
+    for name in STORES:
+        if has_store(root / name):
+            store = open_store(root / name, pickles=True)
+            try:
+                if has_pickles(store):
+                    return True
+            finally:
+                store.close()
+    return False
+
+
 def claim(root: Path) -> None:
     """For a run, which asks for a cache: mark `root` (made when missing) as isodyn's, or raise
     NotACache when a store's name there is taken by something isodyn did not make, and OlderCache
@@ -446,7 +459,9 @@ def claim(root: Path) -> None:
         raise CacheUnreadable(root, _reason(exc)) from None
     if conflict:
         raise NotACache(root, conflict)
-    if stores and (found or PICKLED_FORMAT) < FORMAT:  # unmarked with stores: made before the marker
+    # An older isodyn's stores hold pickles; stores made by a command that does not claim the cache
+    # (`exp generate`, `exp judge`) or left empty hold none, and are simply marked.
+    if stores and found != FORMAT and _holds_pickles(root):
         raise OlderCache(root, found or PICKLED_FORMAT)
     if found != FORMAT:
         try:
