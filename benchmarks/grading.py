@@ -1,7 +1,9 @@
 """Grading speed on real replies: the replies of the real corpus (tests/corpus/real: MathVista and
 MATH-Vision logs, 1-3 kB prompts with tables, matrices and options) graded with their questions as
 asked (targets: at least 2,500 replies per second on one core, 5,000 on 2 cores, and under 50 ms for
-the slowest single reply), plus a few hostile ones (1 MB of prose, a wall of braces, unclosed boxes).
+the slowest single reply), plus a few hostile ones (1 MB of prose, a wall of braces, unclosed boxes,
+and issue 38's numbers: a power tower, a 351-digit fraction, a factorial and a binomial of huge
+numbers, which no grader may evaluate).
 
 Rounds alternate the isodyn grader with the question as asked (A) and without it (B), fresh
 processes per round so no round inherits another's caches; every round is printed. Then A on 2 cores:
@@ -32,6 +34,10 @@ HOSTILE = [
     "\\boxed{" * 50_000,
     "answer is " * 50_000,
     "a" * 200_000 + "!",
+    "\\boxed{9^{9^{9^{9}}}}",
+    "The answer is 1" + "0" * 350 + "/3.",
+    "The answer is $(10^{100})!$.",
+    "\\boxed{\\binom{10^9}{10^8}}",
 ]
 
 
@@ -54,7 +60,7 @@ def items(count: int) -> list[dict]:
             item["reply"] = re.sub(r"\d+", lambda m, s=shift: str(int(m.group()) + s), item["reply"])
         out.append(item)
     for j, reply in enumerate(HOSTILE):
-        out[j * 997 % len(out)] = {**out[j * 997 % len(out)], "reply": reply}
+        out[j * 997 % len(out)] = {**out[j * 997 % len(out)], "reply": reply}  # 997: a prime, no collision
     return out
 
 
