@@ -26,6 +26,7 @@ billions of digits. So nothing is evaluated that could hold a value beyond 10^±
 from __future__ import annotations
 
 import atexit
+import importlib
 import logging
 import math
 import multiprocessing
@@ -421,7 +422,7 @@ def bounded_call(function: Callable[..., T], *args: Any) -> T | None:
     if threading.current_thread() is threading.main_thread():
         return function(*args)
     with _WORKER_LOCK:  # one comparison at a time: the worker is one process
-        if _NO_WORKER or (_WORKER is None and not _start_worker()):
+        if _NO_WORKER or (_WORKER is None and not _start_worker(function.__module__)):
             return function(*args)
         _WARM.wait(WORKER_START_SECONDS)
         if not _WARM.ready():  # it cannot start (a script that starts processes when imported)
@@ -434,19 +435,19 @@ def bounded_call(function: Callable[..., T], *args: Any) -> T | None:
         except multiprocessing.TimeoutError:
             EVENTS["comparison stopped after its time"] += 1
             _stop_worker()
-            _start_worker()  # its imports begin now, not at the next comparison
+            _start_worker(function.__module__)  # its imports begin now, not at the next comparison
             return None
         return result
 
 
-def _start_worker() -> bool:
+def _start_worker(module: str) -> bool:
     global _WORKER, _WARM
     try:
         _WORKER = multiprocessing.get_context("spawn").Pool(1)
     except (OSError, RuntimeError) as error:
         _unavailable(str(error))
         return False
-    _WARM = _WORKER.apply_async(_load_math)
+    _WARM = _WORKER.apply_async(_load, (module,))
     return True
 
 
@@ -455,11 +456,12 @@ def _unavailable(why: str) -> None:
     _log.warning("comparisons off the main thread run unbounded in this process: %s", why[:200])
 
 
-def _load_math() -> None:
+def _load(module: str) -> None:
+    """The module of the functions the worker will run, and what they compare with."""
     import math_verify  # noqa: F401
     import sympy  # noqa: F401
 
-    import isodyn.scoring.compare  # noqa: F401
+    importlib.import_module(module)
 
 
 @atexit.register
