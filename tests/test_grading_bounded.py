@@ -30,9 +30,10 @@ from isodyn.cli import app
 from isodyn.core import AnswerType
 from isodyn.datasets.dynamath import release_seeds
 from isodyn.generators.contained import ReleaseError
-from isodyn.scoring import GRADERS, Question, Score, graders, score
+from isodyn.scoring import GRADERS, Question, Score, Tolerance, graders, score
 from isodyn.scoring.bounds import EVENTS, tame_text
 from isodyn.scoring.graders import GRADER_ERRORS
+from isodyn.scoring.judge import parse_process_reply
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import exp
 
@@ -142,10 +143,13 @@ def test_large_integers_compare_exactly(reply: str, correct: bool, answer_type: 
 
 
 def test_decimals_compare_as_written() -> None:
-    # the tolerance is what it says: 2.999 and 3.001 are both within 0.001 of 3 (floats disagreed)
-    assert score("2.999", "3", "float").correct and score("3.001", "3", "float").correct
-    assert not score("2.9989", "3", "float").correct
-    assert score("0.1 + 0.2 = 0.3", "0.3", "float").correct
+    # the tolerance is what it says: 0.75 and 0.85 are both within 0.05 of 0.8 (in floats, 0.8 - 0.75
+    # is 0.05000000000000004, and 0.75 was wrong: a real reply, mathvista:llavar:104)
+    within = Tolerance(absolute=0.05)
+    assert score("0.75", "0.8", "float", tolerance=within).correct
+    assert score("0.85", "0.8", "float", tolerance=within).correct
+    assert not score("0.7499", "0.8", "float", tolerance=within).correct
+    assert score("2.999", "3", "float").correct and not score("2.9989", "3", "float").correct
 
 
 # ---- case 14: a release truth not of its answer type ----------------------------------------------
@@ -410,6 +414,22 @@ def test_the_text_check_passes_ordinary_notation() -> None:
 def test_any_object_is_graded(reply: object, no_grader_errors: None) -> None:
     for found in grade_everywhere(reply):
         assert found.correct is False and found.reason == "extraction_failed"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ['{"short answer": "²"}', '{"short answer": ' + "7" * 8000 + "}", "[" * 5000 + '{"short answer": "3"}'],
+)
+def test_json_no_decoder_can_read_is_no_answer(reply: str, no_grader_errors: None) -> None:
+    # a digit Python cannot read as a float, an integer past Python's 4,300 digits, nesting past the
+    # recursion limit: each once raised out of a grader
+    for found in grade_everywhere(reply):
+        assert isinstance(found.correct, bool)
+
+
+def test_a_judge_step_of_1e999_is_unreadable() -> None:
+    verdict = parse_process_reply('{"first_wrong_step": 1e999, "error_type": "calculation"}', 3)
+    assert not verdict.readable
 
 
 def test_a_grader_that_raises_is_caught_logged_and_counted(caplog: pytest.LogCaptureFixture) -> None:
