@@ -419,6 +419,7 @@ def test_any_object_is_graded(reply: object, no_grader_errors: None) -> None:
 @pytest.mark.parametrize(
     "reply",
     ['{"short answer": "²"}', '{"short answer": ' + "7" * 8000 + "}", "[" * 5000 + '{"short answer": "3"}'],
+    ids=["superscript-digit", "8000-digit-integer", "5000-deep"],
 )
 def test_json_no_decoder_can_read_is_no_answer(reply: str, no_grader_errors: None) -> None:
     # a digit Python cannot read as a float, an integer past Python's 4,300 digits, nesting past the
