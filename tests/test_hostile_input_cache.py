@@ -224,6 +224,7 @@ def test_a_cache_made_before_the_marker_is_adopted_and_one_with_strangers_refuse
     with diskcache.Cache(str(root / "responses")) as store:
         store.set("k", b'{"text": "A", "stored_at": 0}')  # not pickled: stats reads no pickled store
     (root / "locks").mkdir()
+    (root / "view-index").mkdir()  # the viewer's indexes live in the cache folder too
     code, said = cache_command(capsys, "stats", f"cache_dir={root}")
     assert code == 0 and "1 replies" in said and (root / MARKER).is_file(), said
     (root / MARKER).unlink()

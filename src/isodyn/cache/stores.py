@@ -53,7 +53,7 @@ MARKER = "isodyn-cache.json"
 FORMAT = 2  # 2: no pickles (bytes, text, numbers; records as JSON); 1: diskcache's pickles
 PICKLED_FORMAT = 1  # the format of a cache made before the marker, too
 # Other names a run or a command of isodyn leaves in a cache directory.
-OTHER_NAMES = ("locks", "dspy", "programs", "last_run.json", "models.json", MARKER)
+OTHER_NAMES = ("locks", "dspy", "programs", "view-index", "last_run.json", "models.json", MARKER)
 DB_FILES = ("cache.db", "cache.db-wal", "cache.db-shm", "cache.db-journal")
 SQLITE_HEADER = b"SQLite format 3\x00"
 _HEX2 = re.compile(r"[0-9a-f]{2}")
