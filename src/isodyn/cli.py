@@ -35,6 +35,16 @@ app = typer.Typer(
 )
 
 
+# `exp rescore` and `exp judge`: a run folder's own settings are someone else's unless trusted.
+TrustRun = Annotated[
+    bool,
+    typer.Option(
+        "--trust-run",
+        help="let the judge use the server (api_base) and cache (cache_dir) the run's config.json names",
+    ),
+]
+
+
 def fail(message: str) -> typer.Exit:
     """A one-line error and exit code 2 (bad input). The message is printed as written: it quotes
     what the user typed or what a model is called, where `[red]` or `[/]` is text, not style."""
@@ -305,13 +315,7 @@ def rescore(
             "api_base, cache_dir, concurrency"
         ),
     ] = None,
-    trust_run: Annotated[
-        bool,
-        typer.Option(
-            "--trust-run",
-            help="let the judge use the server (api_base) and cache (cache_dir) the run's config.json names",
-        ),
-    ] = False,
+    trust_run: TrustRun = False,
 ) -> None:
     """Re-grade a finished run's saved replies with new settings; no call to the models under test.
 
@@ -350,13 +354,7 @@ def judge(
         list[str] | None,
         typer.Argument(help="judge=MODEL (required), all=1, api_base, cache_dir, concurrency"),
     ] = None,
-    trust_run: Annotated[
-        bool,
-        typer.Option(
-            "--trust-run",
-            help="let the judge use the server (api_base) and cache (cache_dir) the run's config.json names",
-        ),
-    ] = False,
+    trust_run: TrustRun = False,
 ) -> None:
     """Process evaluation (MM-MATH 3.3): a judge names the first wrong step of each wrong solution
     and its error type; writes RUN_DIR/process.jsonl and RUN_DIR/process.md."""
