@@ -63,7 +63,9 @@ UNREADABLE = "unreadable"  # an answer was marked but cannot be read as the answ
 # a multiple-choice reply committed to an answer that is none of the options ("(E) 90°" with four
 # options; "AC is 14 cm. The correct option is not provided."): an answer, and a wrong one
 NOT_AN_OPTION = "not an option"
-AMBIGUITIES = (CLEAR, SEVERAL_OPTIONS, SEVERAL_VALUES, NONE_FOUND, UNREADABLE, NOT_AN_OPTION)
+# the reply was cut off at the token limit (finish reason `length`): not read, never graded as complete
+TRUNCATED = "truncated"
+AMBIGUITIES = (CLEAR, SEVERAL_OPTIONS, SEVERAL_VALUES, NONE_FOUND, UNREADABLE, NOT_AN_OPTION, TRUNCATED)
 
 
 @dataclass(frozen=True)
