@@ -51,6 +51,7 @@ from isodyn.scoring.options import (
     tokens,
     yes_no_letters,
 )
+from isodyn.scoring.scale import REPLY_SCALE
 from isodyn.scoring.text import MAX_CANDIDATE_CHARS, bounded, clauses, clip, lines, sentences, strip_markup
 from isodyn.scoring.text_answers import NUMBER as NUMBER_KIND
 from isodyn.scoring.text_answers import TIME, WORD, YES_NO, formulas, read_shaped, times_in, truth_kind
@@ -353,7 +354,8 @@ def _bare(value: str, parsed: float, percent_question: bool) -> str:
     """`12 cm^2` as `12`: the value's first number when it alone reads as the same value."""
     first = NUMBER.search(value)
     if first and first.group() != value and parse_number(first.group(), percent_question) == parsed:
-        return first.group()
+        scale = REPLY_SCALE.match(value, first.end() - 1)  # "1,832 million" keeps its scale word
+        return first.group() + (f" {scale.group(2)}" if scale else "")
     return value
 
 
@@ -603,6 +605,9 @@ _NO_ANSWER = re.compile(
 )
 
 
+_DENIAL = re.compile(r"^\W*(?:not|never|isn't|no\s+longer)\s", re.I)
+
+
 def read_candidate(
     candidate: str,
     answer_type: AnswerType,
@@ -615,6 +620,8 @@ def read_candidate(
         return None, UNREADABLE  # "N/A", "\\text{cannot be determined}": the reply declines
     if answer_type is AnswerType.MULTIPLE_CHOICE:
         return read_choice(candidate, choices, question)
+    if _DENIAL.match(candidate):
+        return None, UNREADABLE  # "The answer is not 5." denies a value; it commits to none
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
         return read_number(candidate, percent_question, first=True)
     return read_text(candidate, kind)
@@ -811,7 +818,12 @@ def _read_leading(
     """A first (or last) line counts only when it is wholly an answer: an option, yes/no, or a lone
     value, perhaps followed by its reason ("x = 35°, since ..."); a last line may carry a label."""
     first = _REASON_TAIL.sub("", first).strip()
-    if labelled and (label := re.match(r"^[A-Za-z][\w\s'-]{0,30}:\s+(?=\S)", first)):
+    if labelled and (label := re.match(r"^([A-Za-z][\w\s'-]{0,30}):\s+(?=\S)", first)):
+        if answer_type is AnswerType.MULTIPLE_CHOICE:  # "Winner: Black" says "the winner is Black"
+            value = first[label.end() :]
+            found = _read_leading(value, answer_type, choices, question, percent_question, kind)
+            said = read_choice(f"The {label.group(1)} is {value}", choices, question)
+            return found if found[0] is not None else (said if said[1] == CLEAR else (None, NONE_FOUND))
         first = first[label.end() :]  # "- **Non-red marbles: 12**" closes a list with its answer
     if answer_type is not AnswerType.MULTIPLE_CHOICE and not bare_line(first, 2):
         return None, NONE_FOUND  # "The clock shows 7:45." observes; a bare value answers

@@ -32,7 +32,7 @@ from typing import Any
 
 from isodyn.core import AnswerType
 from isodyn.registry import Registry
-from isodyn.scoring.compare import Tolerance, is_correct
+from isodyn.scoring.compare import Tolerance, is_correct, parse_number
 from isodyn.scoring.extract import (
     CLEAR,
     NONE_FOUND,
@@ -43,6 +43,7 @@ from isodyn.scoring.extract import (
     last_boxed,
 )
 from isodyn.scoring.json_answer import JSON_FAILURES, strict_json_answer
+from isodyn.scoring.scale import REPLY_SCALE, question_scale, readings
 from isodyn.scoring.text import bounded
 
 DEFAULT_GRADER = "isodyn"  # an answer was found but cannot be read as the answer type
@@ -119,17 +120,28 @@ def _compared(extraction: Extraction, question: Question, name: str) -> Score:
         return Score(False, extraction.answer, "ok", extraction.method, NOT_AN_OPTION, name)
     if extraction.ambiguity == UNREADABLE:
         return Score(False, extraction.answer, "extraction_failed", extraction.method, UNREADABLE, name)
-    verdict = is_correct(
-        extraction.answer,
-        question.truth,
-        question.answer_type,
-        question.choices,
-        question.tolerance,
-        question.percent_question,
-    )
+    verdict = _scaled_verdict(extraction.answer, question)
     if verdict is None:
         return Score(False, extraction.answer, "extraction_failed", extraction.method, UNREADABLE, name)
     return Score(verdict, extraction.answer, "ok", extraction.method, extraction.ambiguity, name)
+
+
+def _scaled_verdict(answer: str, question: Question) -> bool | None:
+    """`is_correct`, a numeric answer read in the question's unit of scale ("in millions") as well
+    (`scale.readings`): right when one of its readings is."""
+
+    def verdict(candidate: str) -> bool | None:
+        asked = question
+        return is_correct(candidate, asked.truth, asked.answer_type, asked.choices, asked.tolerance,
+                          asked.percent_question)  # fmt: skip
+
+    numeric = question.answer_type in (AnswerType.FLOAT, AnswerType.INT)
+    scaled = numeric and (REPLY_SCALE.search(answer) is not None or question_scale(question.text) is not None)
+    value = parse_number(answer, question.percent_question) if scaled else None
+    if value is None:
+        return verdict(answer)
+    verdicts = [verdict(repr(reading)) for reading in readings(value, answer, question.text)]
+    return True if True in verdicts else (False if False in verdicts else None)
 
 
 @grader("isodyn", order=10)

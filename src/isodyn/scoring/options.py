@@ -184,7 +184,8 @@ _WINS = re.compile(
     re.I,
 )
 _WINS_FOR = re.compile(
-    r"\b(?:wins?|winning|victory|decisive|win)\s+(?:is\s+)?(?:for|to)\s+(?:the\s+)?(white|black)(?:\s+side)?\b",
+    r"\b(?:wins?|winning|victory|decisive|win)\s+(?:is\s+)?(?:for|to)\s+(?:the\s+)?(white|black)(?:\s+side)?\b"
+    r"|\bwinner\s*(?:is\s*|:\s*)(?:the\s+)?(white|black)\b",  # a closing label: "Winner: Black"
     re.I,
 )
 _PIECE_COLOUR = re.compile(r"\b(?:the\s+)?(?:player|side)\s+with\s+the\s+(dark|light)\s+pieces\b", re.I)
@@ -201,7 +202,7 @@ def _chess_roles(text: str) -> str:
     if "white" not in text and "black" not in text and "pieces" not in text:
         return text  # every pattern below names a colour or the pieces (text is casefolded)
     text = _PIECE_COLOUR.sub(lambda m: "black" if m.group(1).lower() == "dark" else "white", text)
-    text = _WINS_FOR.sub(lambda m: f"{m.group(1)} wins", text)
+    text = _WINS_FOR.sub(lambda m: f"{m.group(1) or m.group(2)} wins", text)
     text = _MATE_BY.sub(lambda m: f"{m.group(1)} wins", text)
     text = _WINS.sub(lambda m: f"{m.group(1)} wins", text)
     return _LOSES.sub(lambda m: f"{_OTHER[(m.group(1) or m.group(2)).lower()]} wins", text)
@@ -466,6 +467,7 @@ _QUESTION_STOP = _word_set(
 _OPPOSITES = {
     "attra": "repel", "repel": "attra", "incre": "decre", "decre": "incre", "conve": "conca",
     "conca": "conve", "prime": "compo", "compo": "prime", "paral": "perpe", "perpe": "paral",
+    "accep": "rejec", "rejec": "accep",
 }  # fmt: skip
 
 
@@ -579,6 +581,8 @@ def read_yes_no(text: str, choices: tuple[str, ...], question: str) -> OptionRea
         stems = {_stem5(w) for w in words}
         overlap = len(subject & stems)
         if overlap and overlap >= best:  # the clause saying most about the property; the later on a tie
+            # "we reject the hypothesis" to "Should we accept it?": the opposite word negates the clause
+            negations += sum(_OPPOSITES.get(key) in stems and key not in stems for key in subject)
             found, best = (negations % 2 == 0) != question_negated, overlap
         elif not overlap and not best and any(_OPPOSITES.get(key) in stems for key in subject):
             found = (negations % 2 == 1) != question_negated
