@@ -11,7 +11,8 @@ from isodyn.analysis.stats import cohen_kappa, kappa_interval
 from isodyn.scoring.compare import Tolerance, _groups_equal, text_equivalent
 from isodyn.scoring.extract import answer_lines, cut_off_before_answer, looping, read_number, without_code
 from isodyn.scoring.focus import question_focus, restates
-from isodyn.scoring.options import read_statement, read_yes_no
+from isodyn.scoring.options import read_statement
+from isodyn.scoring.polarity import read_yes_no
 from isodyn.scoring.text_answers import (
     COLLECTION,
     EQUATION,

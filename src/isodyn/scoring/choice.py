@@ -16,14 +16,8 @@ from isodyn.scoring.focus import (
     stated,
 )
 from isodyn.scoring.marks import bare_line
-from isodyn.scoring.options import (
-    LETTERS,
-    OptionReading,
-    echo_polarity,
-    read_statement,
-    read_yes_no,
-    yes_no_letters,
-)
+from isodyn.scoring.options import LETTERS, OptionReading, read_statement
+from isodyn.scoring.polarity import echo_polarity, read_yes_no, yes_no_letters
 from isodyn.scoring.text import clip, lines, sentences, strip_markup
 from isodyn.scoring.text_answers import formulas
 from isodyn.scoring.values import read_number

@@ -66,12 +66,7 @@ from isodyn.scoring.marks import (
     leading_line,
     without_code,
 )
-from isodyn.scoring.options import (
-    LETTERS,
-    option_signature,
-    read_statement,
-    tokens,
-)
+from isodyn.scoring.options import LETTERS, option_signature, read_statement, tokens
 from isodyn.scoring.text import bounded, clauses, clip, sentences, strip_markup
 from isodyn.scoring.text_answers import NUMBER as NUMBER_KIND
 from isodyn.scoring.text_answers import TIME, WORD, YES_NO, read_shaped, times_in, truth_kind

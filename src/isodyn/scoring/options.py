@@ -26,7 +26,7 @@ from isodyn.scoring.text import clauses
 LETTERS = "ABCDEFGHIJ"
 
 
-def _word_set(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
@@ -50,36 +50,63 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"has\s+no\s+solution", "no solution"),
     (r"acyclic|(?:has|contains)\s+no\s+cycles?", "no cycle"),
     # trends and change
-    (r"(?:goes|going|go|gets|getting|moves?|moving)\s+(?:up|higher|upward)|uphill|rises|rising|grows|growing"
-     r"|gets?\s+(?:larger|bigger)", "increase"),
-    (r"(?:goes|going|go|gets|getting|moves?|moving)\s+(?:down|lower|downward)|downhill|drops|dropping|declines"
-     r"|gets?\s+smaller", "decrease"),
-    (r"(?:does\s+not|doesn't|do\s+not|don't|never)\s+change|unchanged|no\s+change|(?:stays|remains|stay|remain)"
-     r"\s+(?:the\s+same|constant|unchanged)|(?:is\s+)?flat|horizontal\s+segment", "constant"),
+    (
+        r"(?:goes|going|go|gets|getting|moves?|moving)\s+(?:up|higher|upward)|uphill|rises|rising|grows|growing"
+        r"|gets?\s+(?:larger|bigger)",
+        "increase",
+    ),
+    (
+        r"(?:goes|going|go|gets|getting|moves?|moving)\s+(?:down|lower|downward)|downhill|drops|dropping|declines"
+        r"|gets?\s+smaller",
+        "decrease",
+    ),
+    (
+        r"(?:does\s+not|doesn't|do\s+not|don't|never)\s+change|unchanged|no\s+change|(?:stays|remains|stay|remain)"
+        r"\s+(?:the\s+same|constant|unchanged)|(?:is\s+)?flat|horizontal\s+segment",
+        "constant",
+    ),
     # forces and fields
-    (r"pull(?:s|ed|ing)?\s+(?:each\s+other\s+)?(?:toward|towards|together|closer)|drawn\s+(?:together|toward)"
-     r"|stick\s+together|come\s+together", "attract"),
-    (r"push(?:es|ed|ing)?\s+(?:each\s+other\s+)?(?:apart|away)|pushed\s+apart|move\s+apart|fly\s+apart",
-     "repel"),
+    (
+        r"pull(?:s|ed|ing)?\s+(?:each\s+other\s+)?(?:toward|towards|together|closer)|drawn\s+(?:together|toward)"
+        r"|stick\s+together|come\s+together",
+        "attract",
+    ),
+    (
+        r"push(?:es|ed|ing)?\s+(?:each\s+other\s+)?(?:apart|away)|pushed\s+apart|move\s+apart|fly\s+apart",
+        "repel",
+    ),
     (r"right\s*wards?|to\s+the\s+right|toward\s+the\s+right|points\s+right", "right"),
     (r"left\s*wards?|to\s+the\s+left|toward\s+the\s+left|points\s+left", "left"),
-    (r"(?:forces\s+)?(?:are\s+)?balanced|cancel(?:s|led)?\s+(?:each\s+other\s+)?(?:out)?|net\s+force\s+is\s+zero"
-     r"|zero\s+net\s+force|no\s+net\s+force", "no-net-force"),
+    (
+        r"(?:forces\s+)?(?:are\s+)?balanced|cancel(?:s|led)?\s+(?:each\s+other\s+)?(?:out)?|net\s+force\s+is\s+zero"
+        r"|zero\s+net\s+force|no\s+net\s+force",
+        "no-net-force",
+    ),
     # shape
     (r"bends?\s+(?:upward|up)|opens?\s+(?:upward|up)|holds?\s+water|u-shaped", "convex"),
     (r"bends?\s+(?:downward|down)|opens?\s+(?:downward|down)|∩-shaped|arch-shaped", "concave"),
-    (r"(?:mirror(?:\s+image)?|reflect(?:ion|ed)?|symmetric)\s+(?:of\s+itself\s+)?(?:across|about|over|in)\s+"
-     r"the\s+y-axis", "even symmetric y-axis"),
-    (r"(?:rotat\w*\s+(?:the\s+graph\s+)?(?:by\s+)?180|point\s+symmetry|symmetric\s+(?:about|with\s+respect\s+to)"
-     r"\s+the\s+origin)", "odd symmetric origin"),
+    (
+        r"(?:mirror(?:\s+image)?|reflect(?:ion|ed)?|symmetric)\s+(?:of\s+itself\s+)?(?:across|about|over|in)\s+"
+        r"the\s+y-axis",
+        "even symmetric y-axis",
+    ),
+    (
+        r"(?:rotat\w*\s+(?:the\s+graph\s+)?(?:by\s+)?180|point\s+symmetry|symmetric\s+(?:about|with\s+respect\s+to)"
+        r"\s+the\s+origin)",
+        "odd symmetric origin",
+    ),
     # relations
     (r"(?:at\s+the\s+same\s+time|simultaneously|at\s+once)", "same-time"),
     (r"(?:shine|glow)s?\s+(?:identically|equally)|equally\s+bright|same\s+brightness", "equal"),
     (r"(?:rise|go\s+up|increase)\s+together|move\s+together", "positive"),
-    (r"no\s+(?:visible\s+|clear\s+|apparent\s+)?(?:trend|relationship|pattern)|randomly\s+scattered",
-     "no correlation"),
-    (r"slopes?\s+downward|downward\s+trend|as\s+\w+(?:\s+\w+)?\s+(?:goes\s+up|increases)[^.]*?(?:goes\s+down|decreases)",
-     "negative"),
+    (
+        r"no\s+(?:visible\s+|clear\s+|apparent\s+)?(?:trend|relationship|pattern)|randomly\s+scattered",
+        "no correlation",
+    ),
+    (
+        r"slopes?\s+downward|downward\s+trend|as\s+\w+(?:\s+\w+)?\s+(?:goes\s+up|increases)[^.]*?(?:goes\s+down|decreases)",
+        "negative",
+    ),
     (r"(?:no|not\s+a)\s+limit|limit\s+(?:does\s+not|doesn't)\s+exist", "does-not-exist"),
     (r"does\s+not\s+exist|doesn't\s+exist|undefined", "does-not-exist"),
     (r"stale\s*mate[ds]?", "draw"),
@@ -88,18 +115,24 @@ _PHRASES: tuple[tuple[str, str], ...] = (
 # Definitions a grader accepts: they name a property, so yes/no statements are read with them too.
 _DEFINITIONS: tuple[tuple[str, str], ...] = (
     (r"(?:two|2)[- ]colou?r(?:ed|able|ing)", "bipartite"),
-    (r"\bk_?\{?\d+\}?(?![\w.])|every\s+pair\s+of\s+vertices\s+is\s+(?:joined|connected|adjacent)",
-     "complete"),
-    (r"(?:all|every|each)\s+(?:three\s+)?angles?\s+(?:\w+\s+){0,2}(?:smaller|less|lower)\s+than\s+90",
-     "acute"),
+    (
+        r"\bk_?\{?\d+\}?(?![\w.])|every\s+pair\s+of\s+vertices\s+is\s+(?:joined|connected|adjacent)",
+        "complete",
+    ),
+    (
+        r"(?:all|every|each)\s+(?:three\s+)?angles?\s+(?:\w+\s+){0,2}(?:smaller|less|lower)\s+than\s+90",
+        "acute",
+    ),
     (r"(?:one|an)\s+angle\s+(?:\w+\s+){0,2}(?:greater|larger|more|bigger|higher)\s+than\s+90", "obtuse"),
-    (r"(?:glows?|shines?)\s+(?:more\s+)?(?:strongly|brightly)|(?:glows?|shines?)\s+brighter",
-     "brighter"),
+    (r"(?:glows?|shines?)\s+(?:more\s+)?(?:strongly|brightly)|(?:glows?|shines?)\s+brighter", "brighter"),
     (r"connected\s+and\s+(?:is\s+)?(?:acyclic|has\s+no\s+cycles?)|acyclic\s+and\s+connected", "tree"),
     (r"(?:a\s+single|only\s+one|exactly\s+one|one)\s+(?:loop|cycle)", "exactly one cycle"),
     # an angle of 90°, not one "smaller than 90°"
-    (r"(?<!than )(?<!lower )(?<!higher )(?<!under )(?<!over )(?<!below )(?<!above )(?:exactly\s+)?90\s*"
-     r"(?:°|degrees|\^\{?\\circ\}?)|right[- ]angled?", "right"),
+    (
+        r"(?<!than )(?<!lower )(?<!higher )(?<!under )(?<!over )(?<!below )(?<!above )(?:exactly\s+)?90\s*"
+        r"(?:°|degrees|\^\{?\\circ\}?)|right[- ]angled?",
+        "right",
+    ),
 )
 _PHRASES = _PHRASES + _DEFINITIONS
 
@@ -134,7 +167,7 @@ _WORDS = {
 }  # fmt: skip
 
 # Words that carry no choice: articles, copulas, pronouns, prepositions.
-_STOP = _word_set(
+_STOP = word_set(
     "a an the is are was were be been being it its this that these those of to in on at for by with "
     "as and or than then there here which who what answer option choice final correct correctly one "
     "function graph figure image shown given we our you your has have had do does did will would can "
@@ -143,7 +176,7 @@ _STOP = _word_set(
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     word = _WORDS.get(word, word)
     for suffix in ("'s",):
         if word.endswith(suffix):
@@ -212,13 +245,13 @@ def _chess_roles(text: str) -> str:
 def plain_tokens(text: str) -> tuple[str, ...]:
     """Word tokens with synonyms and definitions folded but no paraphrase of an option rewritten: what a
     yes/no statement literally says ("the forces cancel" stays words; "two-colourable" is bipartite)."""
-    return tuple(_stem(w) for w in _TOKEN.findall(_rewrite(_plain(text), _DEFINITION_PATTERN, _DEFINITIONS)))
+    return tuple(stem(w) for w in _TOKEN.findall(_rewrite(_plain(text), _DEFINITION_PATTERN, _DEFINITIONS)))
 
 
 @lru_cache(maxsize=16384)
 def tokens(text: str) -> tuple[str, ...]:
     """Canonical word tokens of a piece of prose (synonyms and chess roles resolved)."""
-    return tuple(_stem(w) for w in _TOKEN.findall(_rewrite(_chess_roles(_plain(text)))))
+    return tuple(stem(w) for w in _TOKEN.findall(_rewrite(_chess_roles(_plain(text)))))
 
 
 @lru_cache(maxsize=4096)
@@ -232,13 +265,13 @@ def option_signature(option: str) -> tuple[str, ...]:
 
 # ---- clauses ----------------------------------------------------------------------------------
 
-_NEGATORS = _word_set(
+NEGATORS = word_set(
     "does-not-exist not no never neither nor cannot cant without none isnt arent doesnt dont didnt "
     "wont wasnt "
     "werent hasnt havent couldnt wouldnt shouldnt nothing nowhere fails lacks"
 )
 # A clause that describes, supposes or contrasts chooses nothing.
-_INCIDENTAL = re.compile(
+INCIDENTAL = re.compile(
     # a definition: "an odd function passes through the origin"
     r"^\W*(?:an?|any|every)\s+(?:\w+\s+)?(?:function|graph|shape|curve|number|triangle|polygon)s?\b"
     r"|\b(?:unlike|in\s+contrast|by\s+contrast|contrary|as\s+opposed|rather\s+than|instead\s+of|whereas"
@@ -248,7 +281,7 @@ _INCIDENTAL = re.compile(
     re.I,
 )
 # An option word followed by one of these is a modifier of a thing, not a claim ("the black king").
-_THINGS = _word_set(
+_THINGS = word_set(
     "king queen rook bishop knight pawn piece square squares side move moves player pieces number "
     "numbers node nodes vertex vertices edge edges degree degrees power powers term terms part parts "
     "coefficient coefficients exponent exponents integer integers digit digits function functions "
@@ -310,7 +343,7 @@ def _find(signature: tuple[str, ...], words: tuple[str, ...]) -> tuple[int, int]
 
 
 def _is_negator(word: str) -> bool:
-    return word.replace("'", "") in _NEGATORS or word.endswith("n't")
+    return word.replace("'", "") in NEGATORS or word.endswith("n't")
 
 
 def _negated(words: tuple[str, ...], at: int, end: int | None = None, own: tuple[str, ...] = ()) -> bool:
@@ -320,7 +353,7 @@ def _negated(words: tuple[str, ...], at: int, end: int | None = None, own: tuple
     return any(_is_negator(w) for w in words[:at]) or any(_is_negator(w) for w in inside)
 
 
-_PARENTHETICAL = re.compile(r"\([^()]*\)")
+PARENTHETICAL = re.compile(r"\([^()]*\)")
 
 
 def _one_letter(option: str) -> bool:
@@ -336,7 +369,7 @@ def _numeric(option: str) -> bool:
 def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True) -> OptionReading:
     """The options one clause chooses and rules out, by their text or a paraphrase; a number in
     prose is not an option's name (`x = 1` does not choose option "1")."""
-    if _INCIDENTAL.search(clause):
+    if INCIDENTAL.search(clause):
         return OptionReading()
     words = tokens(clause)
     # a numeric option is no name in prose; an option listed as its own letter (the options are in a
@@ -366,11 +399,11 @@ def read_clause(clause: str, choices: tuple[str, ...], distinctive: bool = True)
     return OptionReading(frozenset(chosen), frozenset(ruled_out))
 
 
-_REASON = re.compile(r"^\s*(?:since|because|as|given|due\s+to)\b", re.I)
+REASON = re.compile(r"^\s*(?:since|because|as|given|due\s+to)\b", re.I)
 
 
 # A side or a label alone names no outcome: "White to move" does not choose "White wins".
-_SIDES = _word_set("white black first second top bottom")
+_SIDES = word_set("white black first second top bottom")
 
 
 def _distinctive(words: tuple[str, ...], signatures: list[tuple[str, ...]]) -> dict[str, tuple[int, int]]:
@@ -404,8 +437,8 @@ def read_statement(sentence: str, choices: tuple[str, ...], distinctive: bool = 
     ruled_out: set[str] = set()
     # "If caterpillars decrease, plants will increase.": the condition chooses nothing, its consequence may
     sentence = _LEADING_CONDITION.sub("", sentence)
-    for clause in clauses(_PARENTHETICAL.sub(" ", sentence)):
-        if _REASON.match(clause):
+    for clause in clauses(PARENTHETICAL.sub(" ", sentence)):
+        if REASON.match(clause):
             continue
         reading = read_clause(clause, choices, distinctive)
         ruled_out = (ruled_out - reading.chosen) | reading.ruled_out
@@ -419,171 +452,3 @@ def read_statement(sentence: str, choices: tuple[str, ...], distinctive: bool = 
         if neither:  # "it is neither even nor odd" rules out two options and so names the third
             chosen = frozenset(neither)
     return OptionReading(chosen, frozenset(ruled_out))
-
-
-# ---- yes / no -----------------------------------------------------------------------------------
-
-_YES, _NO = frozenset({"yes", "true"}), frozenset({"no", "false"})
-
-
-def yes_no_letters(choices: tuple[str, ...]) -> tuple[str, str] | None:
-    """(letter of yes, letter of no) when the options are a yes/no (or true/false) pair."""
-    if len(choices) != 2:
-        return None
-    kinds = [_stem(re.sub(r"[^a-z]", "", option.casefold())) for option in choices]
-    if kinds[0] in _YES and kinds[1] in _NO:
-        return LETTERS[0], LETTERS[1]
-    if kinds[0] in _NO and kinds[1] in _YES:
-        return LETTERS[1], LETTERS[0]
-    return None
-
-
-# `No, ...`, `Yes.`, `True`, `**No** — ...`; not `No single force ...` or `Yes-or-no questions`.
-_LEADING_POLARITY = re.compile(
-    r"^\W*(yes|no|true|false|correct|incorrect|affirmative|negative)\W*?(?:[,.!:;—–)]|\s[-—–]\s|-(?!\w)|$)",
-    re.I,
-)
-# A sentence that judges the question's statement: "the statement holds", "that is false".
-_STATEMENT_TRUE = re.compile(
-    r"\b(?:statement|claim|it|this|that)\s+(?:is\s+)?(?:holds|true|correct|valid|right)\b", re.I
-)
-_STATEMENT_FALSE = re.compile(
-    r"\b(?:statement|claim|it|this|that)\s+(?:is\s+)?(?:false|incorrect|wrong|invalid|does\s+not\s+hold)\b"
-    r"|\b(?:statement|claim)\s+(?:is\s+not|isn't)\s+(?:true|correct|valid)\b",
-    re.I,
-)
-_NEGATED_ADJECTIVE = re.compile(
-    r"\b(?:non-?|dis(?=connect|continu|joint)|un|in(?=complete|consistent|valid))", re.I
-)
-# Words of a yes/no question that name neither the property asked about nor anything specific.
-_QUESTION_STOP = _word_set(
-    "does do is are was were can could has have had there exist exists any all each other every the a an of "
-    "to in on at for by with from this that these those it its be will would should shown given following "
-    "true false yes no answer statement graph graphs node vertex vertice vertices edge edges line "
-    "lines point points triangle shape figure image picture diagram number value set table magnet magnets "
-    "two three four one both pair"
-)
-# A property and its opposite: a statement of the opposite answers the question with No.
-_OPPOSITES = {
-    "attra": "repel", "repel": "attra", "incre": "decre", "decre": "incre", "conve": "conca",
-    "conca": "conve", "prime": "compo", "compo": "prime", "paral": "perpe", "perpe": "paral",
-    "accep": "rejec", "rejec": "accep",
-}  # fmt: skip
-
-
-_CONTRAST = re.compile(r"\b(?:rather\s+than|instead\s+of|as\s+opposed\s+to)\b", re.I)
-
-
-def _stem5(word: str) -> str:
-    """A crude stem: the first five letters (`reachable`/`reached`, `continuous`/`continuity`)."""
-    return word[:5]
-
-
-@lru_cache(maxsize=2048)
-def _question_subject(question: str) -> tuple[frozenset[str], bool]:
-    """Stems of the property a yes/no question asks about (its last sentence ending in ?, less the
-    things it is about) and whether the question itself is negated ("Is the graph not connected?")."""
-    question = re.split(r"\n\s*(?:Choices|Options)\b|\(A\)", question)[0]
-    asked = [s for s in re.split(r"(?<=[.?!])\s+", question) if s.strip().endswith("?")]
-    text = asked[-1] if asked else question
-    text = re.sub(r"\s(?:when|if|where|given|assuming)\s[^?]*", " ", text)  # a condition is not the property
-    words = plain_tokens(_NEGATED_ADJECTIVE.sub("not ", text))
-    negated = any(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words)
-    content = frozenset(
-        _stem5(w)
-        for w in words
-        if len(w) > 2 and w not in _QUESTION_STOP and w not in _NEGATORS and not w.isdigit()
-    )
-    return content, negated
-
-
-def echo_polarity(statement: str, question: str) -> bool:
-    """Whether a statement that says a yes/no question back affirms it: as many negations as the
-    question ("The derivative is positive" to "Is the derivative positive?") affirms."""
-    _, question_negated = _question_subject(question)
-    _, negations = _polarity_words(statement)
-    return (negations % 2 == 1) == question_negated
-
-
-def _polarity_words(clause: str) -> tuple[tuple[str, ...], int]:
-    """The clause's tokens with `non-`/`dis-`/`un-` prefixes split off, and how many negations it holds."""
-    words = plain_tokens(_NEGATED_ADJECTIVE.sub("not ", clause))
-    negations = sum(w.replace("'", "") in _NEGATORS or w.endswith("n't") for w in words)
-    return words, negations
-
-
-_THRESHOLD = re.compile(
-    r"\b(at\s+least|at\s+most|more\s+than|greater\s+than|larger\s+than|higher\s+than|less\s+than|fewer\s+than"
-    r"|smaller\s+than|lower\s+than|exactly|equal\s+to)\s+([-+]?\d+(?:\.\d+)?)",
-    re.I,
-)
-_COMPARE = {
-    "at least": lambda v, t: v >= t, "at most": lambda v, t: v <= t, "more than": lambda v, t: v > t,
-    "greater than": lambda v, t: v > t, "larger than": lambda v, t: v > t, "higher than": lambda v, t: v > t,
-    "less than": lambda v, t: v < t, "fewer than": lambda v, t: v < t, "smaller than": lambda v, t: v < t,
-    "lower than": lambda v, t: v < t, "exactly": lambda v, t: v == t, "equal to": lambda v, t: v == t,
-}  # fmt: skip
-_STATED_VALUE = re.compile(
-    r"\b(?:is|are|equals|=|of|has|have)\s+(?:about\s+|only\s+|exactly\s+)?([-+]?\d+(?:\.\d+)?)\b"
-)
-
-
-def _threshold_answer(text: str, question: str) -> bool | None:
-    """A yes/no question comparing a quantity with a number ("Is the maximum flow at least 10?")
-    answered by the value the reply states for that quantity ("so the maximum flow is 9")."""
-    asked = re.split(r"\n\s*(?:Choices|Options)\b|\(A\)", question)[0]
-    threshold = _THRESHOLD.search(asked)
-    if threshold is None:
-        return None
-    subject = {w for w in plain_tokens(asked[: threshold.start()]) if w not in _QUESTION_STOP and len(w) > 2}
-    for clause in reversed(clauses(_PARENTHETICAL.sub(" ", text))):
-        stated = _STATED_VALUE.search(clause)
-        if stated and subject & set(plain_tokens(clause[: stated.start()])):
-            relation = re.sub(r"\s+", " ", threshold.group(1).lower())
-            holds: bool = _COMPARE[relation](float(stated.group(1)), float(threshold.group(2)))
-            return holds
-    return None
-
-
-def read_yes_no(text: str, choices: tuple[str, ...], question: str) -> OptionReading:
-    """Yes or no from a leading word (`No, they are not`, `Answer: True`), a judgement of the
-    statement ("the statement holds"), or the last clause that states the property asked about,
-    its polarity flipped by each negation ("they are not isomorphic") or by naming its opposite."""
-    letters = yes_no_letters(choices)
-    if letters is None:
-        return OptionReading()
-    yes, no = letters
-
-    def verdict(positive: bool) -> OptionReading:
-        return OptionReading(frozenset({yes if positive else no}), frozenset({no if positive else yes}))
-
-    if re.match(r"^\W*(?:yes|no)\s+(?:and|or)\s+(?:yes|no)\b", text, re.I):
-        return OptionReading(frozenset({yes, no}))  # "Yes and no": both, so neither is committed
-    if match := _LEADING_POLARITY.match(text):
-        return verdict(match.group(1).casefold() in ("yes", "true", "correct", "affirmative"))
-    if (compared := _threshold_answer(text, question)) is not None:
-        return verdict(compared)  # "Is the flow at least 10?" ... "the maximum flow is 9"
-    subject, question_negated = _question_subject(question)
-    found: bool | None = None
-    best = 0
-    for clause in clauses(_PARENTHETICAL.sub(" ", text)):
-        if _REASON.match(clause):
-            continue
-        if match := _LEADING_POLARITY.match(clause):
-            found, best = match.group(1).casefold() in ("yes", "true", "correct", "affirmative"), 99
-            continue
-        if _STATEMENT_FALSE.search(clause) or _STATEMENT_TRUE.search(clause):
-            found, best = _STATEMENT_FALSE.search(clause) is None, 99
-            continue
-        if _INCIDENTAL.search(_CONTRAST.sub(" ", clause)):  # "rather than X" negates X here
-            continue
-        words, negations = _polarity_words(_CONTRAST.sub(" not ", clause))
-        stems = {_stem5(w) for w in words}
-        overlap = len(subject & stems)
-        if overlap and overlap >= best:  # the clause saying most about the property; the later on a tie
-            # "we reject the hypothesis" to "Should we accept it?": the opposite word negates the clause
-            negations += sum(_OPPOSITES.get(key) in stems and key not in stems for key in subject)
-            found, best = (negations % 2 == 0) != question_negated, overlap
-        elif not overlap and not best and any(_OPPOSITES.get(key) in stems for key in subject):
-            found = (negations % 2 == 1) != question_negated
-    return OptionReading() if found is None else verdict(found)
