@@ -46,6 +46,18 @@ def test_a_first_answer_line_wins_over_a_path_in_the_reasoning_after_it() -> Non
     assert (graded.extracted, graded.correct) == ("6", True)
 
 
+def test_a_bold_value_on_the_closing_line_wins_over_the_words_around_it() -> None:
+    reply = "| Node | Degree |\n|---|---|\n| A | 3 |\n| B | 2 |\n\nThe vertex with the highest degree is **A** with degree 3."
+    graded = _read(reply, "A", "text", question="Which vertex has the highest degree?")
+    assert (graded.extracted, graded.method, graded.correct) == ("A", "bold", True)
+
+
+@pytest.mark.parametrize("closing", ["So **Black** is to move.", "We need **all** of them:", "Is it **12**?"])
+def test_a_bold_word_that_is_no_answer_is_passed_over(closing: str) -> None:
+    graded = _read(f"Working.\n\n{closing}", "12", "int", question="How many?")
+    assert graded.method != "bold"
+
+
 # ---- 2. the asked property, when the question is a task; polarity -----------------------------------
 
 ISOMORPHIC = "Determine whether the two graphs G and H are isomorphic."

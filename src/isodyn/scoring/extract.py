@@ -58,6 +58,7 @@ from isodyn.scoring.marks import (
     HEADING_BLOCK,
     answer_lines,
     bare_line,
+    closing_bold,
     closing_line,
     cut_off_before_answer,
     empty_final_box,
@@ -241,7 +242,13 @@ def extract_answer(
 def _guessed(
     text: str, answer_type: AnswerType, choices: tuple[str, ...], question: str, percent: bool, kind: str
 ) -> Extraction:
-    """Steps 4-6 of the cascade: a bare closing or leading line, else the stated answer."""
+    """Steps 4-6 of the cascade: a bold value on the closing line, a bare closing or leading line, else
+    the stated answer."""
+    bold = closing_bold(text)
+    if bold is not None and not (question and restates(bold, question)):
+        answer, ambiguity = read_candidate(bold, answer_type, choices, question, percent, kind)
+        if answer is not None and ambiguity == CLEAR:
+            return Extraction(answer, "bold", CLEAR)
     bare_lines = (("closing", closing_line(text), True), ("leading", leading_line(text), False))
     for method, line, labelled in bare_lines:
         if line is None or (question and restates(line, question)):

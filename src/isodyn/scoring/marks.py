@@ -215,3 +215,19 @@ def is_refusal(reply: str) -> bool:
 
 
 _GOES_ON = re.compile(r"^[^.!?]*?(?:,\s*(?:so|but|however|thus|hence|then)\b|:\s)")
+
+
+_BOLD = re.compile(r"\*\*(?=\S)([^*\n]{1,60}?)(?<=\S)\*\*|__(?=\S)([^_\n]{1,60}?)(?<=\S)__")
+
+
+def closing_bold(reply: str) -> str | None:
+    """The one value the closing line sets in bold ("... the maximum flow is **12**."), the way long
+    Markdown replies state their answer; None when that line bolds nothing, a label (`**Answer:**`),
+    or several different things."""
+    filled = [line for line in reply.splitlines() if line.strip()]
+    closing = filled[-1] if filled else ""
+    if closing.rstrip().endswith(("?", ":")) or (len(filled) == 1 and _BOLD.fullmatch(closing.strip())):
+        return None  # a question, a label, or a reply that is nothing but its bold answer (read whole)
+    found = {(m.group(1) or m.group(2)).strip().rstrip(".") for m in _BOLD.finditer(closing)}
+    found = {value for value in found if value and not value.endswith(":")}
+    return found.pop() if len(found) == 1 else None
