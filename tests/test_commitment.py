@@ -47,7 +47,8 @@ def test_a_first_answer_line_wins_over_a_path_in_the_reasoning_after_it() -> Non
 
 
 def test_a_bold_value_on_the_closing_line_wins_over_the_words_around_it() -> None:
-    reply = "| Node | Degree |\n|---|---|\n| A | 3 |\n| B | 2 |\n\nThe vertex with the highest degree is **A** with degree 3."
+    table = "| Node | Degree |\n|---|---|\n| A | 3 |\n| B | 2 |"
+    reply = f"{table}\n\nThe vertex with the highest degree is **A** with degree 3."
     graded = _read(reply, "A", "text", question="Which vertex has the highest degree?")
     assert (graded.extracted, graded.method, graded.correct) == ("A", "bold", True)
 
