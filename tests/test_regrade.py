@@ -70,7 +70,11 @@ def test_rescore_bad_settings(tmp_path) -> None:
 
 def test_llm_extractor_reads_what_the_rules_cannot(tmp_path) -> None:
     truth = get_seed("isobench_parity").variant(0).answer
-    rambling = "Well, plugging -x in, everything flips sign, hence my verdict stands as stated above."
+    # the answer is in the reply ("even", the first of the two named), though no rule reads it: the
+    # judge's answer must be one the reply holds (`regrade.refusal`)
+    rambling = (
+        "It is either even or odd; plugging -x in shows it is the first of these two, so my verdict stands."
+    )
     run_dir = write_run(
         tmp_path, [row("isobench_parity", 0, rambling, reason="extraction_failed", correct=False)]
     )

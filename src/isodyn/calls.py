@@ -11,7 +11,8 @@ from typing import Any
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Call:
     """One model call of a cell, in call order: the request (images replaced by their hashes) and,
-    once it returned, the reply, its cache key and what it cost. A call that failed has no reply."""
+    once it returned, the reply, its cache key, what it cost and why the model stopped. A call that
+    failed has no reply."""
 
     step: str
     model: str
@@ -24,6 +25,7 @@ class Call:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    finish_reason: str | None = None  # the reply's ("length": cut off at the token limit); None: unknown
 
     @property
     def returned(self) -> bool:

@@ -22,8 +22,10 @@ from typing import Any, NamedTuple
 
 from isodyn.calls import Call, Usage
 from isodyn.core import AnswerType, Modality
+from isodyn.models.requests import CUT_OFF
 from isodyn.schema import JUDGE, SCHEMA_VERSION, migrate
 from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, get_grader
+from isodyn.scoring.extract import TRUNCATED
 
 
 class Status(StrEnum):
@@ -31,11 +33,12 @@ class Status(StrEnum):
 
     OK = "ok"  # graded: an answer was read and compared (right or wrong)
     EXTRACTION_FAILED = "extraction_failed"  # graded: no answer could be read
+    TRUNCATED = "truncated"  # graded, not correct: the final reply was cut off at the token limit
     SKIPPED = "skipped"  # not asked: the strategy does not apply (detail: why)
     ERROR = "error"  # asked, and a call failed (detail: the kind, "local" for this machine)
 
 
-GRADED_STATUSES = frozenset({Status.OK, Status.EXTRACTION_FAILED})
+GRADED_STATUSES = frozenset({Status.OK, Status.EXTRACTION_FAILED, Status.TRUNCATED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,18 @@ class Outcome:
         if reason.startswith("skipped"):
             return cls(Status.SKIPPED, reason.removeprefix("skipped").removeprefix(":").strip(), message)
         return cls(Status.ERROR, reason.removeprefix("error:"), message)
+
+
+def truncated_score(grader: str) -> Score:
+    """The verdict on a reply cut off at the token limit, whatever the grader: not read, not correct."""
+    return Score(False, None, TRUNCATED, TRUNCATED, TRUNCATED, grader)
+
+
+def grade(reply: str, asked: Question, grader: str, finish_reason: str | None) -> Score:
+    """A final reply graded by the named grader; one cut off at the token limit is never read."""
+    if finish_reason == CUT_OFF:
+        return truncated_score(grader)
+    return get_grader(grader)(reply, asked)
 
 
 def status_of(reason: str) -> Status:
@@ -111,6 +126,7 @@ class CellResult:
     scores: Mapping[str, Score] = field(default_factory=dict)  # by grader
     decided_by: str | None = None  # the score that is the cell's verdict (None: not graded)
     response: str | None = None  # the final reply that was graded
+    finish_reason: str | None = None  # the final reply's ("length": cut off); None: not known
     calls: tuple[Call, ...] = ()
     usage: Usage = field(default_factory=Usage)
     notes: dict[str, Any] = field(default_factory=dict)
@@ -131,7 +147,7 @@ class CellResult:
         if not self.graded or self.response is None:
             return self
         asked = self.asked if tolerance is None else replace(self.asked, tolerance=tolerance)
-        return replace(self, asked=asked).graded_by(get_grader(grader)(self.response, asked))
+        return replace(self, asked=asked).graded_by(grade(self.response, asked, grader, self.finish_reason))
 
     def graded_by(self, score: Score) -> CellResult:
         """This cell with `score` as its verdict (the reply, the calls, the other scores stay)."""
@@ -309,7 +325,8 @@ class CellResult:
             "extracted": verdict.extracted if verdict else None,
             "method": verdict.method if verdict else None,
             "ambiguity": verdict.ambiguity if verdict else None,
-            "grader": self.decided_by, "response": self.response, "error": outcome.message,
+            "grader": self.decided_by, "response": self.response, "finish_reason": self.finish_reason,
+            "error": outcome.message,
             "scores": self._scores_json(verdict),
             "transcript": self.calls, "notes": self.notes, "cache_hit": usage.cache_hit,
             "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
@@ -354,6 +371,7 @@ class CellResult:
                 row.get("topic", ""), row.get("level", ""), tuple(row.get("variation_types") or ())
             ),
             outcome=outcome, scores=scores, decided_by=decided_by, response=row.get("response"),
+            finish_reason=row.get("finish_reason"),
             calls=tuple(Call.from_json(t) for t in row.get("transcript") or ()),
             usage=Usage(
                 row.get("cache_hit"), row.get("prompt_tokens", 0), row.get("completion_tokens", 0),

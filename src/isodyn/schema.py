@@ -18,7 +18,7 @@ from isodyn.scoring import DEFAULT_GRADER, Tolerance
 from isodyn.scoring.extract import NONE_FOUND
 
 SCHEMA_VERSION = 3
-GRADED = ("ok", "extraction_failed")  # reasons of a cell whose reply was graded
+GRADED = ("ok", "extraction_failed", "truncated")  # reasons of a cell whose reply was graded
 JUDGE = "judge"  # the grader name (and `scores` key) of the judge's reading
 
 
@@ -107,13 +107,14 @@ class Row:
     rel_tol: float = Tolerance().relative
     solution: str = ""
     variation_types: tuple[str, ...] = ()
-    reason: str = "ok"  # ok, extraction_failed (graded), skipped: why, error:kind
+    reason: str = "ok"  # ok, extraction_failed, truncated (graded), skipped: why, error:kind
     correct: bool | None = None
     extracted: str | None = None
     method: str | None = None
     ambiguity: str | None = None
     grader: str | None = None  # the score the verdict columns hold
     response: str | None = None
+    finish_reason: str | None = None  # the final reply's ("length": cut off at the token limit)
     error: str | None = None
     scores: dict[str, Any] = field(default_factory=dict)  # every score by grader, when not only one
     transcript: tuple[Call, ...] = ()
@@ -169,6 +170,7 @@ class Column(StrEnum):
     ambiguity = "ambiguity"
     grader = "grader"
     response = "response"
+    finish_reason = "finish_reason"
     error = "error"
     scores = "scores"
     transcript = "transcript"

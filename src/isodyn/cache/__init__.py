@@ -20,7 +20,8 @@ A reply that cannot be stored (a full disk, a read-only folder) is not lost: `pu
 stderr, counts it, and the caller keeps the reply (the runner writes it to the cell's row).
 
 A reply is stored as a JSON object (`encode_reply`): the `Reply` fields and `stored_at`, the time
-`exp cache prune` reads. Nothing stored is ever unpickled (`stores.SafeDisk`); an entry that is no
+`exp cache prune` reads. An entry stored before the finish reason was kept has none: it reads as
+unknown (None), never as cut off. Nothing stored is ever unpickled (`stores.SafeDisk`); an entry that is no
 such object (a forged one) is a miss, said once.
 """
 
@@ -38,7 +39,14 @@ from typing import Any
 import orjson
 
 from isodyn.cache.stores import open_store
-from isodyn.models.requests import ModelRequest, Reply, clean_reply, clean_text, hash_images
+from isodyn.models.requests import (
+    ModelRequest,
+    Reply,
+    clean_reply,
+    clean_text,
+    finish_reason_of,
+    hash_images,
+)
 
 KEY_VERSION = 2
 
@@ -74,7 +82,8 @@ def encode_reply(reply: Reply, stored_at: float) -> bytes:
         {
             "text": reply.text, "prompt_tokens": reply.prompt_tokens,
             "completion_tokens": reply.completion_tokens, "cost_usd": _finite(reply.cost_usd),
-            "latency_s": _finite(reply.latency_s), "stored_at": stored_at,
+            "latency_s": _finite(reply.latency_s), "finish_reason": reply.finish_reason,
+            "stored_at": stored_at,
         }
     )  # fmt: skip
 
@@ -106,7 +115,8 @@ def reply_from_fields(data: Any) -> tuple[Reply, float] | None:
     if cost is None or latency is None or stored_at is None:
         return None
     # cleaned here too: a reply migrated from an older store may hold a lone surrogate
-    return Reply(clean_text(text), prompt, completion, cost, latency), stored_at
+    finish = finish_reason_of(data.get("finish_reason"))  # absent in older entries: unknown
+    return Reply(clean_text(text), prompt, completion, cost, latency, finish), stored_at
 
 
 def _number(value: Any) -> float | None:

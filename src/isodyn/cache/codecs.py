@@ -67,6 +67,7 @@ class ReplayForm:
     scored: VariantForm | None
     graded: dict[str, Any] | None
     grader: str
+    finish_reason: str | None = None  # the final reply's; absent in entries made before it was kept
 
 
 _VARIANT = record_check(VariantForm)

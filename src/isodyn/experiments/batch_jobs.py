@@ -17,7 +17,7 @@ from typing import Any, get_args
 
 from isodyn.experiments.llm import estimated_tokens
 from isodyn.models.catalog import LOCAL_PROVIDER, is_local, litellm_module, price_entry
-from isodyn.models.requests import ModelRequest, Reply, token_count
+from isodyn.models.requests import ModelRequest, Reply, finish_reason_of, token_count
 
 ENDPOINT = "/v1/chat/completions"
 MAX_FILE_BYTES = 190_000_000  # OpenAI takes batch input files of up to 200 MB
@@ -172,7 +172,9 @@ def _item(line: dict[str, Any], model: str) -> ItemResult:
         message = detail.get("message") if isinstance(detail, dict) else None
         return ItemResult(error=f"status {response.get('status_code')}: {message or 'no reply'}"[:300])
     try:
-        text = body["choices"][0]["message"]["content"]
+        choice = body["choices"][0]
+        text = choice["message"]["content"]
+        finish = finish_reason_of(choice.get("finish_reason"))
         usage = body.get("usage") or {}
         # a negative or unreadable count is 0: it would price the item below zero
         prompt = token_count(usage.get("prompt_tokens") or 0) or 0
@@ -181,7 +183,7 @@ def _item(line: dict[str, Any], model: str) -> ItemResult:
         return ItemResult(error="malformed reply")
     if not isinstance(text, str) or not text.strip():
         return ItemResult(error="empty reply")  # as live: never cached, asked again
-    return ItemResult(Reply(text, prompt, completion, batch_cost(model, prompt, completion), 0.0))
+    return ItemResult(Reply(text, prompt, completion, batch_cost(model, prompt, completion), 0.0, finish))
 
 
 def batch_prices(model: str) -> tuple[float, float]:

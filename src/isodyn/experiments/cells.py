@@ -30,8 +30,8 @@ from isodyn.generators import SeedProgram
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import is_local
 from isodyn.models.engine import EngineCrashed
-from isodyn.models.requests import ModelRequest, Reply, clean_reply, hash_images
-from isodyn.record import Cell, CellResult, Labels, Outcome, Status
+from isodyn.models.requests import CUT_OFF, ModelRequest, Reply, clean_reply, hash_images
+from isodyn.record import Cell, CellResult, Labels, Outcome, Status, truncated_score
 from isodyn.scoring import DEFAULT_GRADER, question_of, score_reply
 from isodyn.strategies import (
     CellContext,
@@ -168,7 +168,7 @@ async def run_cell(
         if replay.graded is not None and replay.grader == grading_stamp(plan.config.grader):
             return replay.graded
         scored = replay.scored_variant()
-        return _scored(cell, scored, replay.response, replay.notes, calls, plan.config.grader)
+        return _scored(cell, scored, replay.final, replay.notes, calls, plan.config.grader)
     variant = materials.variant(cell.seed_id, cell.variant)
     ctx = cell_context(plan, cell, materials, client, run_dir)
     reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
@@ -192,13 +192,16 @@ async def run_cell(
             usage=replace(Usage.of(calls), cache_hit=None), notes=ctx.notes,
         )  # fmt: skip
     scored = ctx.scored_variant or variant
-    result = _scored(cell, scored, reply.text, ctx.notes, tuple(transcript), plan.config.grader)
+    result = _scored(cell, scored, reply, ctx.notes, tuple(transcript), plan.config.grader)
     if memo is not None:
         other = None if scored is variant else scored.to_json()
         replayed = tuple(replace(call, cache_hit=True) for call in transcript)  # as a replay will be
         as_replayed = replace(result, calls=replayed, usage=Usage.of(replayed))
         stamp = grading_stamp(plan.config.grader)
-        memo.put(cell, Replay(variant, replayed, reply.text, ctx.notes, other, as_replayed, stamp))
+        memo.put(
+            cell,
+            Replay(variant, replayed, reply.text, ctx.notes, other, as_replayed, stamp, reply.finish_reason),
+        )
     return result
 
 
@@ -238,18 +241,20 @@ def _cleaned(complete: Complete) -> Complete:
 def _scored(
     cell: Cell,
     scored: Variant,
-    text: str,
+    final: Reply,
     notes: dict[str, Any],
     calls: tuple[Call, ...],
     grader: str = DEFAULT_GRADER,
 ) -> CellResult:
     """The result of a cell whose strategy finished: the final reply graded against `scored` (the
-    variant the strategy asked about, which a permuting strategy may have reordered)."""
-    score = score_reply(text, scored, grader=grader)
+    variant the strategy asked about, which a permuting strategy may have reordered); a final reply
+    cut off at the token limit is `truncated`, never read."""
+    cut_off = final.finish_reason == CUT_OFF
+    score = truncated_score(grader) if cut_off else score_reply(final.text, scored, grader=grader)
     return CellResult(
         cell=cell, asked=question_of(scored), labels=_labels(scored), outcome=Outcome(Status(score.reason)),
-        scores={score.grader: score}, decided_by=score.grader, response=text, calls=calls,
-        usage=Usage.of(calls), notes=notes,
+        scores={score.grader: score}, decided_by=score.grader, response=final.text,
+        finish_reason=final.finish_reason, calls=calls, usage=Usage.of(calls), notes=notes,
     )  # fmt: skip
 
 
@@ -279,7 +284,7 @@ async def _run_strategy(
         transcript[place] = replace(
             asked, key=key, cache_hit=hit, response=reply.text, prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens, cost_usd=reply.cost_usd,
-            latency_s=round(reply.latency_s, 4),
+            latency_s=round(reply.latency_s, 4), finish_reason=reply.finish_reason,
         )  # fmt: skip
         return reply
 

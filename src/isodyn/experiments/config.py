@@ -15,6 +15,7 @@ from typing import Any
 from isodyn.core import Modality
 from isodyn.errors import IsodynError
 from isodyn.models.local import DEFAULT_MODEL
+from isodyn.models.requests import DEFAULT_MAX_TOKENS
 
 
 class ConfigError(IsodynError, ValueError):
@@ -46,7 +47,7 @@ class ExperimentConfig:
     base_seed: int = 0
     repeats: int = 1
     temperature: float = 0.0  # DynaMath samples at temperature 0
-    max_tokens: int = 512
+    max_tokens: int = DEFAULT_MAX_TOKENS  # 4,096: a chain of thought fits (512 cut most short)
     # One server, or several replicas of one (comma-separated; `models.requests.replicas_of` splits
     # them): calls are spread over them through litellm's Router; which replica answered is not part
     # of a cache key.
@@ -54,6 +55,9 @@ class ExperimentConfig:
     # The environment variable holding the key for the `api_base` server; none: no key is sent there.
     api_key_env: str | None = None
     describer: str | None = None  # IsoSP's describing model; default: the solving model
+    # The judge model: a reply the rules find no answer in, or an ambiguous one, is read by it as its
+    # cell finishes (experiments/regrade.py, through the same cache); none: the rules alone grade.
+    judge: str | None = None
     # auto: litellm's capability table; yes/no: override for every model; a comma list of models:
     # those read images, the rest follow the table.
     vision: str = "auto"
@@ -309,6 +313,7 @@ _PARSERS = {
     "api_base": _api_base,
     "api_key_env": _env_name,
     "describer": str,
+    "judge": str,
     "vision": _vision,
     "concurrency": bounded_int(1, 1_000),
     "rpm": _per_minute,
@@ -494,14 +499,15 @@ def _resolve_model_names(values: dict[str, Any]) -> None:
     from isodyn.models.aliases import aliases, resolve
     from isodyn.models.catalog import ModelError
 
-    if "models" not in values and "describer" not in values:
+    if "models" not in values and "describer" not in values and "judge" not in values:
         return
     try:
         table = aliases()
     except ModelError as exc:
         raise ConfigError(str(exc)) from None
     used = []
-    names = list(values.get("models", ())) + ([values["describer"]] if values.get("describer") else [])
+    helpers = [values[name] for name in ("describer", "judge") if values.get(name)]
+    names = list(values.get("models", ())) + helpers
     for name in names:
         alias = resolve(name, table)
         if alias.model != name:
@@ -510,8 +516,9 @@ def _resolve_model_names(values: dict[str, Any]) -> None:
     if "models" in values:
         resolved = [resolve(name, table).model for name in values["models"]]
         values["models"] = tuple(dict.fromkeys(resolved))  # two names for one model: one model
-    if values.get("describer"):
-        values["describer"] = resolve(values["describer"], table).model
+    for name in ("describer", "judge"):
+        if values.get(name):
+            values[name] = resolve(values[name], table).model
     values["aliases"] = tuple(used)
 
 

@@ -35,7 +35,14 @@ from isodyn.models.catalog import is_local, litellm_module, price_entry
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.local import engine_count, register_with_litellm
 from isodyn.models.replicas import complete_on_replicas
-from isodyn.models.requests import ModelRequest, Reply, replicas_of, token_count
+from isodyn.models.requests import (
+    DEFAULT_MAX_TOKENS,
+    ModelRequest,
+    Reply,
+    finish_reason_of,
+    replicas_of,
+    token_count,
+)
 
 # litellm exception class -> the short reason recorded on a cell; the most specific class wins.
 _ERROR_REASONS = {
@@ -342,7 +349,7 @@ class BudgetExhausted(RuntimeError):
 
 def estimated_tokens(request: ModelRequest) -> tuple[float, int]:
     """An upper estimate of a call's tokens before it is made: prompt characters / 3 in, max_tokens out."""
-    return len(json.dumps(request.messages)) / 3, int(request.params.get("max_tokens", 512))
+    return len(json.dumps(request.messages)) / 3, int(request.params.get("max_tokens", DEFAULT_MAX_TOKENS))
 
 
 def estimate_cost(request: ModelRequest) -> float:
@@ -425,12 +432,14 @@ async def call_litellm(
         cost = priced(request.model, prompt_tokens, completion_tokens) if has_price(request.model) else 0.0
     else:
         cost = litellm_cost(litellm, response, request.model)
+    choice = response.choices[0]
     return Reply(
-        text=response.choices[0].message.content or "",
+        text=choice.message.content or "",
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         cost_usd=cost,
         latency_s=latency,
+        finish_reason=finish_reason_of(getattr(choice, "finish_reason", None)),
     )
 
 

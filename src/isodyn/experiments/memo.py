@@ -37,6 +37,7 @@ from isodyn.cache.stores import open_store
 from isodyn.calls import Call
 from isodyn.core import Variant
 from isodyn.experiments.config import ExperimentConfig
+from isodyn.models.requests import Reply
 from isodyn.record import Cell, CellResult
 
 # Settings that reach a request or a strategy's choices; the rest (budget, concurrency...) do not.
@@ -114,6 +115,12 @@ class Replay:
     # the libraries it reads with, and the reply).
     graded: CellResult | None = None
     grader: str = ""
+    finish_reason: str | None = None  # the final reply's (a truncated one is graded so again)
+
+    @property
+    def final(self) -> Reply:
+        """The final reply as grading reads it: its text and why the model stopped."""
+        return Reply(self.response, finish_reason=self.finish_reason)
 
     def scored_variant(self) -> Variant:
         if self.scored is not None:
@@ -130,6 +137,7 @@ class Replay:
         return {
             "variant": variant, "calls": [call.to_json() for call in self.calls], "response": self.response,
             "notes": self.notes, "scored": self.scored, "graded": row, "grader": self.grader,
+            "finish_reason": self.finish_reason,
         }  # fmt: skip
 
     @classmethod
@@ -137,18 +145,22 @@ class Replay:
         """The inverse of `to_json`; None for anything not of its form (a forged or damaged entry)."""
         if not REPLAY_CHECK.test(data) or not known_labels(data["variant"]):
             return None
-        scored, row = data["scored"], data["graded"]
+        scored, row, finish = data["scored"], data["graded"], data.get("finish_reason")
         if scored is not None and not known_labels(scored):
             return None
         if row is None:
             calls = tuple(Call.from_json(call) for call in data["calls"])
-            return cls(data["variant"], calls, data["response"], data["notes"], scored, None, data["grader"])
+            return cls(
+                data["variant"], calls, data["response"], data["notes"], scored, None, data["grader"], finish
+            )
         shared = "transcript" not in row  # the graded row's calls are the entry's
         graded = graded_from_row(row, data["calls"])
         if graded is None:
             return None
         calls = graded.calls if shared else tuple(Call.from_json(call) for call in data["calls"])
-        return cls(data["variant"], calls, data["response"], data["notes"], scored, graded, data["grader"])
+        return cls(
+            data["variant"], calls, data["response"], data["notes"], scored, graded, data["grader"], finish
+        )
 
 
 class ReplayMemo:

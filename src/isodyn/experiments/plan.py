@@ -39,6 +39,7 @@ class Plan:
     grid: Grid
     # what litellm said of the models, for the run to keep in its cache (a dry run writes nothing)
     remembered: RememberedModels | None = None
+    judge: ModelInfo | None = None  # the model that reads what the rules could not (`judge=`)
 
 
 def _alias_of(config: ExperimentConfig, model: str) -> tuple[str, str, str] | None:
@@ -162,6 +163,7 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     describer = _checked_model(config.describer, config, known) if config.describer else None
     if describer and not describer.vision:
         raise ConfigError(f"describer {describer.name} has no vision (name it in vision=MODEL if it does)")
+    judge = _checked_model(config.judge, config, known) if config.judge else None
     if config.batch:
         _checked_batch([*models.values(), *([describer] if describer else [])])
     size = grid_size(
@@ -179,4 +181,4 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
         raise ConfigError("the grid is empty: no chosen seed renders any chosen modality")
     if config.shard is not None:  # after the checks above, which are on the whole grid
         grid = shard_grid(grid, config.shard)
-    return Plan(config, seeds, strategies, models, describer, grid, known)
+    return Plan(config, seeds, strategies, models, describer, grid, known, judge)

@@ -5,7 +5,9 @@ and process evaluation. No call is made to the models under test; judge calls go
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import re
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,11 +17,13 @@ import numpy as np
 
 from isodyn.analysis.stats import kappa_interval
 from isodyn.cache import ResponseCache
-from isodyn.experiments.llm import CachedClient
-from isodyn.models.requests import ModelRequest
+from isodyn.core import AnswerType
+from isodyn.experiments.config import ExperimentConfig
+from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss, error_reason, redact
+from isodyn.models.requests import CUT_OFF, ModelRequest
 from isodyn.record import JUDGE, CellResult
-from isodyn.scoring import DEFAULT_GRADER, Score, Tolerance, is_correct
-from isodyn.scoring.extract import CLEAR, NONE_FOUND
+from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, is_correct
+from isodyn.scoring.extract import CLEAR, NONE_FOUND, SEVERAL_OPTIONS, SEVERAL_VALUES, UNREADABLE
 from isodyn.scoring.judge import (
     extractor_messages,
     parse_extractor_reply,
@@ -29,6 +33,8 @@ from isodyn.scoring.judge import (
 )
 
 T = TypeVar("T")
+# The judge only restates the answer a reply committed to (a short JSON object): 512 tokens are
+# plenty, and a reply cut off there is refused (`_judged_answer`).
 JUDGE_PARAMS = {"temperature": 0.0, "max_tokens": 512}
 
 
@@ -61,25 +67,85 @@ def _judge_request(settings: JudgeSettings, messages: list[dict[str, Any]], step
     return ModelRequest(settings.model, messages, dict(JUDGE_PARAMS), settings.api_base, 0, step)
 
 
+# What the judge is asked to read: replies the rules found no answer in, or could not settle. Not a
+# clear verdict, not a committed answer outside the options (a wrong answer, clearly given), and
+# never a reply cut off at the token limit (there is no final answer to read in it).
+JUDGED_AMBIGUITIES = frozenset({NONE_FOUND, UNREADABLE, SEVERAL_OPTIONS, SEVERAL_VALUES})
+
+
 def needs_judge(result: CellResult) -> bool:
     """A graded reply the rules did not read with certainty: ambiguous, none found or unreadable."""
-    return result.graded and result.ambiguity != CLEAR and bool((result.response or "").strip())
+    return result.graded and result.ambiguity in JUDGED_AMBIGUITIES and bool((result.response or "").strip())
+
+
+@dataclass(frozen=True)
+class JudgeReading:
+    """What the judge read in a reply: the answer it named (when taken), the verdict of the rules'
+    comparison on it, its cache key, and why its answer was refused (None: taken)."""
+
+    answer: str | None
+    verdict: bool | None
+    key: str
+    said: str | None = None  # the judge's answer as it gave it, taken or not
+    refused: str | None = None
 
 
 async def _judged_answer(
     result: CellResult, settings: JudgeSettings, client: CachedClient, tolerance: Tolerance
-) -> tuple[str | None, bool | None, str]:
-    """The judge's reading of a cell's reply: (answer, verdict by the rules' comparison, cache key)."""
+) -> JudgeReading:
+    """The judge's reading of a cell's reply, checked against the reply (`refusal`)."""
     messages = extractor_messages(result.question, result.response or "", result.choices)
     reply, key, _ = await client.complete(_judge_request(settings, messages, "judge-extract"))
-    answer = parse_extractor_reply(reply.text)
-    verdict = None
-    if answer is not None:
-        asked = replace(result.asked, tolerance=tolerance)
-        verdict = is_correct(
-            answer, asked.truth, asked.answer_type, asked.choices, tolerance, asked.percent_question
-        )
-    return answer, verdict, key
+    said = parse_extractor_reply(reply.text)
+    if said is None:
+        return JudgeReading(None, None, key)
+    asked = replace(result.asked, tolerance=tolerance)
+    why = "the judge's reply was cut off at its token limit" if reply.finish_reason == CUT_OFF else None
+    why = why or refusal(said, result.response or "", asked)
+    if why is not None:
+        return JudgeReading(None, None, key, said, why)
+    truth, kind, choices = asked.truth, asked.answer_type, asked.choices
+    verdict = is_correct(said, truth, kind, choices, tolerance, asked.percent_question)
+    return JudgeReading(said, verdict, key, said)
+
+
+async def judge_cell(
+    result: CellResult, settings: JudgeSettings, client: CachedClient, tolerance: Tolerance
+) -> CellResult:
+    """One cell with the judge's reading added (`needs_judge` cells only; any other is returned as
+    it is). The rules' score stays under its grader; the judge's is `scores["judge"]`, and it decides
+    the cell only when it named an answer the reply holds and the rules can compare."""
+    if not needs_judge(result):
+        return result
+    reading = await _judged_answer(result, settings, client, tolerance)
+    detail: dict[str, Any] = {"key": reading.key, "answer": reading.said}
+    if reading.refused is not None:
+        detail["refused"] = reading.refused
+    if reading.verdict is None:  # no answer the rules can compare: the rules' verdict stands
+        unread = Score(False, None, "extraction_failed", JUDGE, NONE_FOUND, JUDGE, detail)
+        return result.with_score(unread)
+    read = Score(reading.verdict, reading.answer, "ok", JUDGE, result.ambiguity, JUDGE, detail)
+    return result.graded_by(read)
+
+
+def judge_settings(config: ExperimentConfig) -> JudgeSettings | None:
+    """The judge of a run (`judge=MODEL`), on the run's server as its other models, or None."""
+    if config.judge is None:
+        return None
+    return JudgeSettings(config.judge, config.api_base, config.cache_dir, config.concurrency)
+
+
+async def judge_during_run(result: CellResult, settings: JudgeSettings, client: CachedClient) -> CellResult:
+    """`judge_cell` as a run asks it, as the cell finishes: a judge call that fails (after its retries)
+    leaves the rules' verdict, with the failure kept in the judge's score; a budget refusal leaves
+    the cell undone (BudgetExhausted propagates)."""
+    try:
+        return await judge_cell(result, settings, client, result.asked.tolerance)
+    except (BudgetExhausted, CacheMiss):
+        raise
+    except Exception as exc:
+        failed = {"error": error_reason(exc), "message": redact(str(exc))[:300]}
+        return result.with_score(Score(False, None, "extraction_failed", JUDGE, NONE_FOUND, JUDGE, failed))
 
 
 async def llm_extract(
@@ -90,18 +156,70 @@ async def llm_extract(
 ) -> list[CellResult]:
     """The judge as a fallback: only replies the rules found ambiguous, unreadable or without an
     answer are sent; the judge names the committed final answer, the rules compare it."""
+    jobs: list[Awaitable[CellResult]] = [judge_cell(r, settings, client, tolerance) for r in results]
+    return await _bounded(jobs, settings.concurrency)
 
-    async def judged(result: CellResult) -> CellResult:
-        if not needs_judge(result):
-            return result
-        answer, verdict, key = await _judged_answer(result, settings, client, tolerance)
-        detail = {"key": key, "answer": answer}
-        if verdict is None:  # no answer the rules can compare: the rules' verdict stands
-            unread = Score(False, None, "extraction_failed", JUDGE, NONE_FOUND, JUDGE, detail)
-            return result.with_score(unread)
-        return result.graded_by(Score(verdict, answer, "ok", JUDGE, result.ambiguity, JUDGE, detail))
 
-    return await _bounded([judged(r) for r in results], settings.concurrency)
+# ---- checking the judge's answer against the reply ------------------------------------------------
+
+# A line that only labels what follows ("Thought process:", "**Answer:**", "###"): no answer in it.
+_LABEL_LINE = re.compile(r"^[\s#>*_`|-]*[^\n]{0,60}:[\s*_`]*$|^[\s#>*_`|:.-]*$")
+_WORD = re.compile(r"[^\W_]+")
+_NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?|[-+−]?\.\d+")
+_YES_NO = frozenset({"yes", "no", "true", "false"})
+
+
+def has_substance(reply: str) -> bool:
+    """Whether a reply says anything beyond labels and punctuation (`:`, `Thought process:`, an
+    empty reply say nothing: no judge may find an answer in them)."""
+    said = [line for line in reply.splitlines() if not _LABEL_LINE.match(line)]
+    return any(_WORD.search(line) for line in said)
+
+
+def _squeezed(text: str) -> str:
+    """Text compared for containment: lower case, no spaces, no markdown or LaTeX punctuation."""
+    return re.sub(r"[\s*_`$\\{}]+|\\[(\[\])]", "", text.lower())
+
+
+def _numbers(text: str) -> set[float]:
+    found = set()
+    for match in _NUMBER.finditer(text):
+        with contextlib.suppress(ValueError):
+            found.add(float(match.group().replace(",", "").replace("−", "-")))
+    return found
+
+
+def refusal(answer: str, reply: str, asked: Question) -> str | None:
+    """Why the judge's `answer` cannot be taken for `reply` (None: it can). The judge must name an
+    answer the reply holds: its text, its number, the option it names (by letter or by its text), its
+    words; a yes/no reading of a reply that says something. A reply that says nothing has none."""
+    if not has_substance(reply):
+        return "the reply holds no answer (no words or digits beyond labels)"
+    if not _WORD.search(answer):
+        return "the judge's answer has no words or digits"
+    if _NUMBER.fullmatch(answer.strip()):  # a number: one the reply states (not a digit run in another)
+        return None if _numbers(answer) <= _numbers(reply) else "the judge's number is not in the reply"
+    if answer.strip().lower().rstrip(".") in _YES_NO:
+        return None  # polarity is read, not quoted ("not isomorphic" answers "no")
+    option = _option_text(answer, asked.choices) if asked.answer_type is AnswerType.MULTIPLE_CHOICE else None
+    if option is not None:  # a letter: standing alone in the reply ("(B)", "**B**"), or its option's text
+        letter = re.escape(answer.strip().strip("()*.").upper())
+        standing = re.search(rf"(?<![A-Za-z]){letter}(?![A-Za-z])", reply) is not None
+        named = standing or _squeezed(option) in _squeezed(reply)
+        return None if named else "the judge's option is not in the reply"
+    if len(_squeezed(answer)) > 1 and _squeezed(answer) in _squeezed(reply):
+        return None
+    words = [w for w in _WORD.findall(answer.lower()) if len(w) > 1]
+    if words and all(w in reply.lower() for w in words):
+        return None
+    return "the judge's answer is not in the reply"
+
+
+def _option_text(answer: str, choices: tuple[str, ...]) -> str | None:
+    letter = answer.strip().strip("()*.").upper()
+    if len(letter) == 1 and "A" <= letter < chr(ord("A") + len(choices)):
+        return choices[ord(letter) - ord("A")]
+    return None
 
 
 def _label(verdict: bool | None) -> str:
@@ -123,8 +241,8 @@ async def audit_rules(
     picked = [clear[i] for i in sorted(rng.choice(len(clear), size=min(sample, len(clear)), replace=False))]
 
     async def one(result: CellResult) -> tuple[CellResult, str | None, bool | None]:
-        answer, verdict, _ = await _judged_answer(result, settings, client, tolerance)
-        return result, answer, verdict
+        reading = await _judged_answer(result, settings, client, tolerance)
+        return result, reading.answer, reading.verdict
 
     judged = await _bounded([one(r) for r in picked], settings.concurrency)
     rules = np.array([_label(r.correct) for r, _, _ in judged])

@@ -36,6 +36,7 @@ from isodyn.experiments.llm import (
 )
 from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import Plan
+from isodyn.experiments.regrade import judge_during_run, judge_settings, needs_judge
 from isodyn.experiments.rundir import (
     SPENDING,
     earlier_spending,
@@ -48,7 +49,7 @@ from isodyn.experiments.saved_config import MadeBy, run_config_bytes
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.preflight import preflight
 from isodyn.models.requests import ModelRequest, Reply
-from isodyn.record import Cell, CellResult, Status
+from isodyn.record import JUDGE, Cell, CellResult, Status
 from isodyn.results import result_line
 
 
@@ -79,7 +80,10 @@ def summarize(
         "skipped": statuses.count(Status.SKIPPED),
         "errors": statuses.count(Status.ERROR),
         "extraction_failed": statuses.count(Status.EXTRACTION_FAILED),
+        "truncated": statuses.count(Status.TRUNCATED),
         "graded": statuses.count(Status.OK),
+        "judged": sum(JUDGE in r.scores for r in results),  # cells the judge was asked about
+        "decided_by_judge": sum(r.decided_by == JUDGE for r in results),
         "correct": sum(bool(r.correct) for r in results),
         "not_renderable": [f"{seed}:{modality.value}" for seed, modality in grid.not_renderable],
         "seconds": round(seconds, 3),
@@ -154,6 +158,13 @@ async def _execute(
     log.event("start", cells=len(plan.grid.cells), resumed_rows=len(results), todo=len(todo))
     undone = 0
     stopped: str | None = None
+    judge = judge_settings(config)
+
+    async def judged(result: CellResult) -> CellResult:
+        """The cell with the judge's reading when the rules could not settle it (`judge=`)."""
+        if judge is None:
+            return result
+        return await judge_during_run(result, judge, client)
 
     def reused(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool] | None:
         """A reply an earlier process of this run received (held by its rows): never paid twice."""
@@ -204,10 +215,22 @@ async def _execute(
                 async with cells_in_flight:
                     try:
                         finished_cell = await run_cell(plan, cell, materials, client, run_dir, live, memo)
+                        finished_cell = await judged(finished_cell)
                     except BudgetExhausted:
                         undone += 1
                         return
                 record(finished_cell)
+
+            async def judged_then_recorded(result: CellResult) -> None:
+                """A replayed cell the judge reads (its call may be live): recorded once read."""
+                nonlocal undone
+                async with cells_in_flight:
+                    try:
+                        result = await judged(result)
+                    except BudgetExhausted:
+                        undone += 1  # resumed later: its replies are cached, only the judge is asked
+                        return
+                record(result)
 
             def start_live(cell: Cell) -> None:
                 """Send a missed cell at once: the first call leaves while later cells are still
@@ -230,7 +253,12 @@ async def _execute(
                 attempt_hits = 0
                 try:
                     result = await run_cell(plan, cell, materials, client, run_dir, replayed, memo)
-                    record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
+                    if judge is not None and needs_judge(result):
+                        task = asyncio.create_task(judged_then_recorded(result))
+                        in_flight.add(task)
+                        task.add_done_callback(in_flight.discard)
+                    else:
+                        record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
                 except CacheMiss:
                     # the attempt's hits (replies earlier cells already brought) count when it runs;
                     # not a reset of the counter: calls in flight count theirs meanwhile
@@ -328,7 +356,12 @@ def _received(
         for call in result.transcript:
             if call.key is not None and call.response is not None:
                 received[recorded_key(config, result.cell, call)] = Reply(
-                    call.response, call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_s
+                    call.response,
+                    call.prompt_tokens,
+                    call.completion_tokens,
+                    call.cost_usd,
+                    call.latency_s,
+                    call.finish_reason,
                 )
     for key, reply in received.items():
         if key not in cache_store:

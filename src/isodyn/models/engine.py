@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from isodyn.errors import IsodynError
+from isodyn.models.requests import DEFAULT_MAX_TOKENS
 
 READY_SECONDS = 300.0  # loading the model and trying it: seconds on any machine; a hang is a failure
 PORTABLE_FIX = (
@@ -84,17 +85,36 @@ def serve(requests: IO[str], replies: IO[str], model_path: str, context_tokens: 
         request = json.loads(line)
         params = request["params"]
         try:
+            prompt_tokens = len(llama.tokenize(_prompt_text(request["messages"]).encode(), special=True))
+            limit = int(params.get("max_tokens", DEFAULT_MAX_TOKENS))
             completion = llama.create_chat_completion(
                 messages=request["messages"],
                 temperature=float(params.get("temperature", 0.0)),
                 top_p=float(params.get("top_p", 1.0)),
-                max_tokens=int(params.get("max_tokens", 512)),
+                max_tokens=reply_room(limit, prompt_tokens, context_tokens),
                 seed=int(params.get("seed", 0)),
             )
         except Exception as exc:  # a bad request (too long a prompt): the caller's error, not a crash
             send_reply(replies, "error", f"{type(exc).__name__}: {exc}")
         else:
             send_reply(replies, "ok", completion)
+
+
+# Tokens the chat template adds around the messages (role markers, a few per message): what the
+# prompt's own text does not count.
+TEMPLATE_TOKENS = 64
+
+
+def reply_room(max_tokens: int, prompt_tokens: int, context_tokens: int) -> int:
+    """The reply's token limit within the context: `max_tokens` (4,096 by default) plus a prompt can
+    pass the engine's context, so the reply gets what the prompt leaves (at least one token). A reply
+    cut there ends with finish reason `length`, as one cut at max_tokens does. (llama-cpp-python
+    0.3 also cuts its limit to fit; this holds whatever version is installed.)"""
+    return max(1, min(max_tokens, context_tokens - prompt_tokens - TEMPLATE_TOKENS))
+
+
+def _prompt_text(messages: list[dict[str, Any]]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in messages)
 
 
 def send_reply(replies: IO[str], status: str, payload: Any) -> None:

@@ -3,7 +3,7 @@ and the litellm edge all speak.
 
 - `ModelRequest`: one call (model, messages, generation parameters, api_base, and the repeat,
   step and sample that make otherwise equal calls distinct);
-- `Reply`: its text, token counts, cost and latency;
+- `Reply`: its text, token counts, cost, latency and finish reason;
 - `clean_reply`: a reply as the record holds it (a lone surrogate, which JSON can carry as
   `"\\ud800"` and UTF-8 cannot encode, becomes U+FFFD);
 - `hash_images`: messages with each inline image replaced by the SHA-256 of its bytes, as the
@@ -22,6 +22,10 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
+
+# The token limit of a reply when none is set (`max_tokens=`): room for the chain of thought of current
+# reasoning models; 512 cut most of them short.
+DEFAULT_MAX_TOKENS = 4096
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,19 @@ class Reply:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    # why the model stopped, in litellm's (OpenAI's) words: "stop", "length" (cut off at the token
+    # limit), "content_filter", ...; None: not known (a reply cached before it was kept)
+    finish_reason: str | None = None
+
+
+# The finish reason of a reply cut off at the token limit. litellm maps every provider's own word to
+# it (Anthropic's `max_tokens`, Gemini's `MAX_TOKENS`: litellm_core_utils.core_helpers.map_finish_reason).
+CUT_OFF = "length"
+
+
+def finish_reason_of(value: Any) -> str | None:
+    """A finish reason as a reply keeps it: a short word, or None for anything else."""
+    return value if isinstance(value, str) and 0 < len(value) <= 64 else None
 
 
 def token_count(value: Any) -> int | None:

@@ -57,6 +57,9 @@ class Strategy(ABC):
     modalities: ClassVar[frozenset[Modality] | None] = None
     # The services its context must hold besides the cell's facts (see `context.py`).
     needs: ClassVar[frozenset[Service]] = frozenset()
+    # True when its replies write out a chain of thought (worked demonstrations, a scratchpad): they
+    # need room (`max_tokens`), and a run with a small limit is warned before it starts.
+    writes_reasoning: ClassVar[bool] = False
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         """Why this cell cannot run (recorded as `skipped: <reason>`), or None."""
@@ -88,6 +91,7 @@ class Modifier(ABC):
     # Modifiers nest in this order whatever order they are typed in (lower: further out).
     nesting: ClassVar[int]
     needs: ClassVar[frozenset[Service]] = frozenset()  # as a base strategy's
+    writes_reasoning: ClassVar[bool] = False  # as a base strategy's
 
     @classmethod
     def from_spec(cls, part: str) -> Modifier | None:

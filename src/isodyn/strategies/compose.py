@@ -65,6 +65,11 @@ class ComposedStrategy:
         return all(part.memoizable for part in self.parts)
 
     @property
+    def writes_reasoning(self) -> bool:
+        """Whether some part of the chain writes out a chain of thought (or samples several)."""
+        return any(part.writes_reasoning for part in self.parts)
+
+    @property
     def needs(self) -> frozenset[Service]:
         """Every service some part of the chain declared: what the cell's context must hold."""
         return frozenset().union(*(part.needs for part in self.parts))

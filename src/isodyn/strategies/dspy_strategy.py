@@ -278,6 +278,7 @@ class DSPyOptimized(Strategy):
     modalities = frozenset(TEXT_MODALITIES)
     # training variants and their renderings; a call, settings and folders to compile and keep a program
     needs = frozenset({Service.MATERIALS, Service.PREPARATION})
+    writes_reasoning = True  # ChainOfThought: a reasoning field before the answer
 
     def __init__(self) -> None:
         # Instantiated when the plan is checked: a missing dspy fails there, before anything runs.

@@ -82,6 +82,7 @@ class ChainOfThought3(Strategy):
     summary = "topic-specific 3-shot chain of thought: 3 of a 5-demonstration topic pool, seeded draw"
     source = "DynaMath Section 4.1, Appendix C.3"
     needs = frozenset({Service.MATERIALS})  # the topic's other seeds, their demos and renderings
+    writes_reasoning = True  # after worked solutions, the reply works its own out
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         if not topic_pool(ctx, variant):
@@ -105,6 +106,7 @@ class VariantDemo(Strategy):
     summary = "leakage probe: three other variants of the same seed, solved, as demonstrations"
     source = "DynaMath Appendix H.6"
     needs = frozenset({Service.MATERIALS})  # the seed's other variants and their renderings
+    writes_reasoning = True
 
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext
@@ -121,6 +123,7 @@ class SelfDemo(Strategy):
     summary = "controlled leakage probe: the test question itself, solved, as the demonstration"
     source = "DynaMath Appendix H.6"
     needs = frozenset({Service.MATERIALS})  # the question rendered again as its own demonstration
+    writes_reasoning = True
 
     async def run(
         self, variant: Variant, representation: Representation, ask: Ask, ctx: CellContext

@@ -25,6 +25,7 @@ class IsoScratchPad(Strategy):
     calls_per_cell = "2"
     modalities = frozenset(m for m in Modality if m.visual)
     needs = frozenset({Service.DESCRIBER})
+    writes_reasoning = True  # a full description, then the solving from it
 
     def skip_reason(self, variant: Variant, modality: Modality, ctx: CellContext) -> str | None:
         if modality not in self.modalities:

@@ -2,7 +2,8 @@
 
 - `antimem`: DynaMath Appendix H.4's anti-memorization prompt: its system text before every solving
   call and its task line around the question.
-- `sc@k`: self-consistency: k samples (each its own cached call), majority vote over the answers.
+- `sc@k`: self-consistency: k samples (each its own cached call), majority vote over the answers of
+  the samples that were not cut off at the token limit.
 - `permute`: rotates multiple-choice options by the repeat index and remaps the answer letter; with
   `repeats=n` every rotation is asked once, DynaMath Appendix H.8's circular-consistency setup.
 """
@@ -16,7 +17,7 @@ from dataclasses import replace
 
 from isodyn.core import AnswerType, Modality, Representation, Variant
 from isodyn.generators.base import format_choices, letter
-from isodyn.models.requests import Reply
+from isodyn.models.requests import CUT_OFF, Reply
 from isodyn.prompts import render_template
 from isodyn.scoring import score_reply
 from isodyn.scoring.keys import answer_key
@@ -73,6 +74,7 @@ class SelfConsistency(Modifier):
     nesting = 1
     calls_per_cell = "k x the base"
     needs = frozenset({Service.GRADING})  # the vote reads each sample as the verdict will
+    writes_reasoning = True  # sampled reasoning paths (Wang et al.): each sample must finish to vote
 
     def __init__(self, k: int) -> None:
         if k < 2:
@@ -101,10 +103,19 @@ class SelfConsistency(Modifier):
 
         replies = await asyncio.gather(*(inner(variant, representation, sampled(i)) for i in range(self.k)))
         scored = ctx.scored_variant or variant
-        keys = [vote_key(_extracted(r.text, scored, ctx.grading.grader), scored) for r in replies]
-        winner = majority(keys)
+        # A sample cut off at the token limit has no vote (its key is None): the vote is over the
+        # complete samples. When every sample was cut off, the first stands, and the cell is truncated.
+        grader = ctx.grading.grader
+        keys = [
+            None if r.finish_reason == CUT_OFF else vote_key(_extracted(r.text, scored, grader), scored)
+            for r in replies
+        ]
+        complete = [i for i, r in enumerate(replies) if r.finish_reason != CUT_OFF]
+        winner = majority(keys) if any(k is not None for k in keys) else (complete or [0])[0]
         ctx.notes["votes"] = keys
         ctx.notes["vote_winner"] = winner
+        if len(complete) < len(replies):
+            ctx.notes["truncated_samples"] = len(replies) - len(complete)
         return replies[winner]
 
 

@@ -40,6 +40,7 @@ class ScriptedReply:
     drop: bool = False  # close the connection without any response
     malformed: bool = False  # a 200 whose body is not JSON
     gzip_bomb_mb: float = 0.0  # a 200 sent gzip-encoded whose reply text inflates to this many MB
+    finish_reason: str = "stop"  # "length": a reply cut off at the token limit
 
 
 Script = Callable[[dict[str, Any]], ScriptedReply]
@@ -52,7 +53,11 @@ def _completion_body(request: dict[str, Any], reply: ScriptedReply, number: int)
         "created": 0,
         "model": request.get("model", "stub"),
         "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.text}}
+            {
+                "index": 0,
+                "finish_reason": reply.finish_reason,
+                "message": {"role": "assistant", "content": reply.text},
+            }
         ],
         "usage": {
             "prompt_tokens": reply.prompt_tokens,
