@@ -157,6 +157,14 @@ class CellResult:
             outcome=Outcome(Status(score.reason)),
         )  # fmt: skip
 
+    def overruled_by(self, score: Score) -> CellResult:
+        """This cell with `score` as its verdict and every score it had kept beside it (a judge that
+        read what the rules could not: the rules' verdict stays, for a report to count both)."""
+        return replace(
+            self, scores={score.grader: score, **{k: v for k, v in self.scores.items() if k != score.grader}},
+            decided_by=score.grader, outcome=Outcome(Status(score.reason)),
+        )  # fmt: skip
+
     def with_score(self, score: Score) -> CellResult:
         """This cell with one more score that does not decide it (a judge that found no answer)."""
         return replace(self, scores={**self.scores, score.grader: score})

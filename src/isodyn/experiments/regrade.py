@@ -74,8 +74,9 @@ JUDGED_AMBIGUITIES = frozenset({NONE_FOUND, UNREADABLE, SEVERAL_OPTIONS, SEVERAL
 
 
 def needs_judge(result: CellResult) -> bool:
-    """A graded reply the rules did not read with certainty: ambiguous, none found or unreadable."""
-    return result.graded and result.ambiguity in JUDGED_AMBIGUITIES and bool((result.response or "").strip())
+    """A graded reply the rules did not read with certainty (ambiguous, none found or unreadable) and
+    that says something: a reply of labels alone (`:`, `Thought process:`) holds no answer to find."""
+    return result.graded and result.ambiguity in JUDGED_AMBIGUITIES and has_substance(result.response or "")
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ async def judge_cell(
         unread = Score(False, None, "extraction_failed", JUDGE, NONE_FOUND, JUDGE, detail)
         return result.with_score(unread)
     read = Score(reading.verdict, reading.answer, "ok", JUDGE, result.ambiguity, JUDGE, detail)
-    return result.graded_by(read)
+    return result.overruled_by(read)
 
 
 def judge_settings(config: ExperimentConfig) -> JudgeSettings | None:
@@ -202,17 +203,27 @@ def refusal(answer: str, reply: str, asked: Question) -> str | None:
     if answer.strip().lower().rstrip(".") in _YES_NO:
         return None  # polarity is read, not quoted ("not isomorphic" answers "no")
     option = _option_text(answer, asked.choices) if asked.answer_type is AnswerType.MULTIPLE_CHOICE else None
+    if option is not None and option.strip().lower() in _YES_NO:
+        return None  # an option that is a yes or a no: read like one
     if option is not None:  # a letter: standing alone in the reply ("(B)", "**B**"), or its option's text
         letter = re.escape(answer.strip().strip("()*.").upper())
         standing = re.search(rf"(?<![A-Za-z]){letter}(?![A-Za-z])", reply) is not None
-        named = standing or _squeezed(option) in _squeezed(reply)
-        return None if named else "the judge's option is not in the reply"
+        return None if standing or _holds(reply, option) else "the judge's option is not in the reply"
     if len(_squeezed(answer)) > 1 and _squeezed(answer) in _squeezed(reply):
         return None
     words = [w for w in _WORD.findall(answer.lower()) if len(w) > 1]
     if words and all(w in reply.lower() for w in words):
         return None
     return "the judge's answer is not in the reply"
+
+
+def _holds(reply: str, text: str) -> bool:
+    """Whether the reply states `text`: as words of their own ("No" is not in "not"), or, for
+    longer text such as LaTeX, with spaces and markup aside."""
+    words = r"\s+".join(map(re.escape, text.split()))
+    if words and re.search(rf"(?<!\w){words}(?!\w)", reply, re.IGNORECASE):
+        return True
+    return len(_squeezed(text)) >= 4 and _squeezed(text) in _squeezed(reply)
 
 
 def _option_text(answer: str, choices: tuple[str, ...]) -> str | None:
