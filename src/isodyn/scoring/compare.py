@@ -20,14 +20,18 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
 
 from isodyn.core import AnswerType
+from isodyn.scoring.answer_lists import lists_equal
 from isodyn.scoring.bounds import as_float, bounded_call
+from isodyn.scoring.boxed import box_content, last_boxed
 from isodyn.scoring.fast_math import fast_equation_equivalent, fast_equivalent
 from isodyn.scoring.groups import _groups_equal, _symbolic_equal
 from isodyn.scoring.letters import _LETTERS, choice_letter, letters_mentioned, options_named, own_letter
+from isodyn.scoring.matrices import in_latex, matrices_equal, matrix_rows
 from isodyn.scoring.numbers import (
     DYNAMATH_ABS_TOLERANCE,
     NUMBER_WORDS,
@@ -81,17 +85,37 @@ _FUNCTION_NAME = re.compile(r"(?<![\\a-zA-Z])(log|ln|sin|cos|tan|sqrt|exp)(?![a-
 
 
 _NAMED_GROUP = re.compile(r"^\$?\s*[A-Za-z][\w']*\s*=\s*([\[(\{].*[\])\}])\s*\$?$")
+_LIST_OR = re.compile(r"(?<=[\d)\]])\s*,?\s+or\s+(?=[-\d(\[])")
+_EQUALS = re.compile(r"(?<![<>!=])=(?!=)")  # an equation's sign, not `<=`, `>=`, `!=`
+# the left side of a truth `f(x) = 2x + 1`, `S_{MBCN}:S = 7:32`: names, no arithmetic
+_NAMED_SIDE = re.compile(r"^\s*(?=[^=]*[A-Za-z])[A-Za-z\\_{}:'()\s,]+$")
 
 
 def _as_written_math(candidate: str, truth: str) -> str:
     """A text candidate in the truth's form: `x ∈ [1, 3)` as `[1, 3)`, `P = 2(x + 3)` as `2(x + 3)` when
     the truth is no equation, unicode math as LaTeX, `log_2(x)` as `\\log_2(x)`."""
     text = _MEMBER.sub("", unicode_math(candidate)).strip().rstrip(".")
-    if "=" not in truth and (named := _NAMED_GROUP.match(text)):
+    equation = _EQUALS.search(truth)
+    if not equation and (named := _NAMED_GROUP.match(text)):
         text = named.group(1)  # `P' = (7, -10)` for a truth `(-3, -4)`
-    elif "=" not in truth and text.count("=") >= 1 and "," not in text:
-        text = text.split("=")[-1]
+    elif not equation and _EQUALS.search(text) and "," not in text:
+        text = _EQUALS.split(text)[-1]
     return _FUNCTION_NAME.sub(r"\\\1", text).strip()
+
+
+def _boxed_answer(truth: str) -> str:
+    """A truth written as a worked solution (MATH's) is the answer it boxes."""
+    return (last_boxed(truth) or truth) if "\\boxed" in truth or "\\fbox" in truth else truth
+
+
+def _truth_in_form(truth: str, candidate: str) -> str:
+    """The truth in the candidate's form: a worked solution as the answer it boxes; `f(x) = 2x + 1` as
+    `2x + 1` for a candidate that is no equation; unicode math as LaTeX."""
+    truth = _LIST_OR.sub(", ", _boxed_answer(truth))  # a truth `21, 16 or 11` lists its answers
+    sides = _EQUALS.split(truth)
+    if len(sides) == 2 and not _EQUALS.search(candidate) and _NAMED_SIDE.match(sides[0]):
+        truth = sides[1]
+    return _FUNCTION_NAME.sub(r"\\\1", unicode_math(truth)).strip()
 
 
 @lru_cache(maxsize=16384)  # an answer form recurs across a run's cells: decide it once
@@ -100,7 +124,9 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
     truth's) is beyond what may be evaluated (`bounds.tame`)."""
     if _normalize_text(candidate) == _normalize_text(truth):
         return True
-    candidate, truth = _as_written_math(candidate, truth), _FUNCTION_NAME.sub(r"\\\1", unicode_math(truth))
+    candidate, truth = box_content(candidate), box_content(truth)  # `6 \text{ and } 8` is `6, 8`
+    truth = _truth_in_form(truth, candidate)
+    candidate = _as_written_math(candidate, truth)
     if _normalize_text(candidate) == _normalize_text(truth):
         return True
     clock = _clock_minutes(truth)
@@ -114,15 +140,23 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
         return said == clock
     expected, value = number_value(truth), number_value(candidate)
     if expected is not None and value is not None:
-        return tolerance.close(value, expected)
+        return _numbers_match(candidate, truth, lambda v: tolerance.close(v, expected))
     if not _math_like(candidate) or not _math_like(truth):
         return False  # words ("Yes", "odd") were compared as text above
+
+    def same(a: str, b: str) -> bool | None:
+        return text_equivalent(a, b, tolerance)
+
     if (groups := _groups_equal(candidate, truth, tolerance)) is not None:
         return groups
+    if (rows := matrix_rows(candidate)) is not None and (expected_rows := matrix_rows(truth)) is not None:
+        return matrices_equal(rows, expected_rows, same)
+    if (listed := lists_equal(candidate, truth, same)) is not None:
+        return listed
     fast = fast_equation_equivalent(candidate, truth) if "=" in truth else fast_equivalent(candidate, truth)
     if fast is not None:
         return fast
-    return bounded_call(_symbolic_equal, candidate, truth, tolerance)
+    return bounded_call(_symbolic_equal, in_latex(candidate), in_latex(truth), tolerance)
 
 
 def is_correct(
@@ -141,7 +175,9 @@ def is_correct(
         return None if letter is None else letter == truth.strip().upper()
     if answer_type in (AnswerType.FLOAT, AnswerType.INT):
         value = number_value(candidate, percent_question)
-        expected = number_value(truth, percent_question)
+        expected = number_value(
+            _truth_in_form(truth, candidate) if "\\boxed" in truth else truth, percent_question
+        )
         if value is None or expected is None:
             return None
 
@@ -150,13 +186,38 @@ def is_correct(
                 return _distance(value, expected) < 1e-9
             return tolerance.close(value, expected)
 
-        if matches(value):
+        if matches(value) or (not percent_question and _in_points(candidate, truth, matches)):
             return True
-        # "7%" against a truth written 7: the truth counts percentage points (charts, surveys)
-        points = not percent_question and "%" not in truth and re.search(r"%\s*$", candidate)
-        in_points = number_value(candidate, True) if points else None
-        return in_points is not None and matches(in_points)
+        exact = _before_approximation(candidate, percent_question)
+        return exact is not None and matches(exact)
     return text_equivalent(candidate, truth, tolerance)
+
+
+def _numbers_match(candidate: str, truth: str, matches: Callable[[Number], bool]) -> bool:
+    value = number_value(candidate)
+    if (value is not None and matches(value)) or _in_points(candidate, truth, matches):
+        return True
+    exact = _before_approximation(candidate)
+    return exact is not None and matches(exact)
+
+
+_APPROX = re.compile(r"\\approx|≈")
+
+
+def _before_approximation(candidate: str, percent_question: bool = False) -> Number | None:
+    """`x = 1/3 \\approx 0.33`: the exact value stated before its approximation, which says the
+    answer as well (a sloppy rounding after it does not unsay it)."""
+    if not (found := _APPROX.search(candidate)):
+        return None
+    return number_value(candidate[: found.start()], percent_question)
+
+
+def _in_points(candidate: str, truth: str, matches: Callable[[Number], bool]) -> bool:
+    """ "7%" against a truth written 7: the truth counts percentage points (charts, surveys)."""
+    if "%" in truth or not re.search(r"%\s*$", candidate):
+        return False
+    in_points = number_value(candidate, True)
+    return in_points is not None and matches(in_points)
 
 
 def _distance(a: Number, b: Number) -> Number:

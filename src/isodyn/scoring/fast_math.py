@@ -31,9 +31,10 @@ _MAX_CHARS = 200
 _POINTS = ((0.7312, 1.3779, 2.1131), (1.9137, 0.4421, 1.2657), (2.6021, 1.7709, 0.3183))
 _NAME = re.compile(r"[A-Za-z]+")
 # an argument in braces, or a lone digit or letter (`\\frac38`, `\\frac{3\\sqrt{33}}5`, `\\sqrt3`)
-_FRAC = re.compile(r"\\[dt]?frac\s*(?:\{([^{}]*)\}|([0-9a-z]))\s*(?:\{([^{}]*)\}|([0-9a-z]))")
-_SQRT = re.compile(r"\\sqrt\s*(?:\{([^{}]*)\}|([0-9a-z]))")
+_FRAC = re.compile(r"\\[dtc]?frac\s*(?:\{([^{}]*)\}|([0-9a-z]))\s*(?:\{([^{}]*)\}|([0-9a-z]))")
+_SQRT = re.compile(r"\\sqrt\s*(?:\{([^{}]*)\}|\(([^()]*)\)|([0-9a-z]))")  # `\\sqrt(3)` from `sqrt(3)`
 _ROOT = re.compile(r"\\sqrt\s*\[(\d+)\]\s*\{([^{}]*)\}")  # `\\sqrt[4]{9}`
+_EULER = re.compile(r"\\(?:mathrm|operatorname|text|mathit)\s*\{\s*e\s*\}")
 _ALLOWED = re.compile(r"^[0-9a-z_+\-*/(). ]*$")
 
 
@@ -41,6 +42,7 @@ def _latex_to_plain(text: str) -> str | None:
     text = unicode_math(text).replace("$", " ").replace("\\(", "(").replace("\\)", ")").strip()
     for command in ("\\left", "\\right", "\\,", "\\!", "\\ ", "\\displaystyle"):
         text = text.replace(command, "")
+    text = _EULER.sub(" exp(1) ", text)  # `\\mathrm{e}` is Euler's number, not a variable
     text = text.replace("\\cdot", "*").replace("\\times", "*").replace("\\pi", " pi ").replace("π", " pi ")
     text = _LOG_BASE.sub(lambda m: f"(log({m.group(2) or m.group(3)})/log({m.group(1)}))", text)
     text = re.sub(
@@ -51,7 +53,7 @@ def _latex_to_plain(text: str) -> str | None:
         before = text
         text = _ROOT.sub(r"((\2)**(1/\1))", text)
         text = _FRAC.sub(lambda m: f"(({m.group(1) or m.group(2)})/({m.group(3) or m.group(4)}))", text)
-        text = _SQRT.sub(lambda m: f"sqrt({m.group(1) or m.group(2)})", text)
+        text = _SQRT.sub(lambda m: f"sqrt({m.group(1) or m.group(2) or m.group(3)})", text)
         if text == before:
             break
     text = text.replace("√", "sqrt")

@@ -66,12 +66,14 @@ _GROUP = re.compile(r"^\s*([\[({]?)\s*([^\[\](){}]*?)\s*([\])}]?)\s*$")
 _INFINITY = {"∞": math.inf, "\\infty": math.inf, "inf": math.inf, "infinity": math.inf, "oo": math.inf}
 _UNION = re.compile(r"\s*(?:\\cup|∪|\bU\b)\s*")
 _BOUND = r"([-+]?\s*(?:\d+(?:\.\d+)?|\.\d+))"
-_LESS = r"(<=|≤|\\le(?:q)?|<)"
-_GREATER = r"(>=|≥|\\ge(?:q)?|>)"
-_BETWEEN = re.compile(rf"^\s*{_BOUND}\s*{_LESS}\s*[a-z]\s*{_LESS}\s*{_BOUND}\s*$")
-_ABOVE = re.compile(rf"^\s*[a-z]\s*{_GREATER}\s*{_BOUND}\s*$")
-_BELOW = re.compile(rf"^\s*[a-z]\s*{_LESS}\s*{_BOUND}\s*$")
-_NOT_EQUAL = re.compile(rf"^\s*[a-z]\s*(?:\\neq|≠|!=)\s*{_BOUND}\s*$")
+_LESS = r"(<=|≤|\\leq?(?:slant)?(?![a-z])|\\lt(?![a-z])|<)"
+_GREATER = r"(>=|≥|\\geq?(?:slant)?(?![a-z])|\\gt(?![a-z])|>)"
+_STRICT = ("<", ">", "\\lt", "\\gt")
+_VARIABLE = r"(?:[a-z]|[a-z]\s*\(\s*[a-z]\s*\))"  # `x`, or a function's value `f(x)`
+_BETWEEN = re.compile(rf"^\s*{_BOUND}\s*{_LESS}\s*{_VARIABLE}\s*{_LESS}\s*{_BOUND}\s*$")
+_ABOVE = re.compile(rf"^\s*{_VARIABLE}\s*{_GREATER}\s*{_BOUND}\s*$")
+_BELOW = re.compile(rf"^\s*{_VARIABLE}\s*{_LESS}\s*{_BOUND}\s*$")
+_NOT_EQUAL = re.compile(rf"^\s*{_VARIABLE}\s*(?:\\neq?(?![a-z])|≠|!=)\s*{_BOUND}\s*$")
 
 
 def _group_value(text: str) -> float | None:
@@ -87,7 +89,7 @@ def _inequality_groups(text: str) -> list[tuple[str, list[float], str]] | None:
     """`1 \\le x < 3` as [1, 3); `x > 2` as (2, ∞); `x \\neq 0` as (-∞, 0) ∪ (0, ∞)."""
 
     def closed(op: str) -> bool:
-        return op != "<" and op != ">"
+        return op not in _STRICT
 
     if m := _BETWEEN.match(text):
         low, op1, op2, high = (
@@ -132,8 +134,9 @@ def _numeric_groups(text: str) -> list[tuple[str, list[float], str]] | None:
 
 
 def _groups_equal(candidate: str, truth: str, tolerance: Tolerance) -> bool | None:
-    """Groups of numbers compared without a symbolic parse: a set (braces or bare) ignores order,
-    a tuple or interval keeps order and its brackets; None when either is no such group."""
+    """Groups of numbers compared without a symbolic parse: a set truth (braces or bare) ignores order;
+    a tuple or interval truth keeps order and its brackets, and no set says it (`{1, 3}` is not the
+    pair `(3, 1)`); a bare list against it is read in order; None when either is no such group."""
     a, b = _numeric_groups(candidate), _numeric_groups(truth)
     if a is None or b is None:
         return None
@@ -155,9 +158,9 @@ def _group_equal(
     (open_a, values_a, close_a), (open_b, values_b, close_b) = a, b
     if len(values_a) != len(values_b):
         return False
-    if open_b in ("{", "") or open_a == "{":
+    if open_b in ("{", ""):  # a set truth: any order
         values_a, values_b = sorted(values_a), sorted(values_b)
-    elif (open_a, close_a) != (open_b, close_b):
+    elif open_a == "{" or (open_a and (open_a, close_a) != (open_b, close_b)):
         return False
     return all(x == y or tolerance.close(x, y) for x, y in zip(values_a, values_b, strict=True))
 

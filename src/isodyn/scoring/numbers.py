@@ -46,7 +46,11 @@ def _as_written(value: object) -> Fraction | None:
 
 
 _PLAIN = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-_THOUSANDS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# A thousands separator follows a first group of 1-3 digits that is no lone 0: `0,111` is a decimal.
+_THOUSANDS = re.compile(r"[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?")
+_SPACED_THOUSANDS = re.compile(r"[-+]?[1-9]\d{0,2}(?:[ \u00a0\u2009\u202f]\d{3})+(?:\.\d+)?")  # `2 500`
+# A decimal comma, where no thousands separator can stand: `3,75`, `1000,99`, `0,111`.
+_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
 _FRACTION = re.compile(r"([-+]?\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)")
 _TIMES_TEN = re.compile(
     r"([-+]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|x|\*|×)\s*10\s*\^\s*\{?\s*([-+]?\d+)\s*\}?"
@@ -68,14 +72,16 @@ _APPROX_WORDS = re.compile(r"^(?:approximately|approx\.?|about|around|roughly|ne
 _PROSE_PREFIX = re.compile(r"^[A-Za-z][A-Za-z ]*?\s(?:is|are|was|equals)\s+(?=[-+.\d\\(√π])")
 _UNICODE_SQRT = re.compile(r"√\s*(?:\{([^{}]*)\}|\(([^()]*)\)|(\d+(?:\.\d+)?|[A-Za-z]))")
 _IDENTIFIER = re.compile(r"\s*(?:[A-Za-z][A-Za-z0-9_{}\\ ()']*)?\s*")
-_PERCENT_WORD = re.compile(r"\s*(?:per\s?cent|percent)\.?$", re.I)
+_PERCENT_WORD = re.compile(r"\s*(?:per\s?cent(?:age)?|percentage(?:\s+points?)?|pct)\.?$", re.I)
 _SEVERAL = re.compile(r"\d\s*(?:,|;|\bor\b|\band\b)\s*[-+]?\.?\d")
 
 
 def _strip_wrappers(text: str) -> str:
     text = unicode_math(text).replace("\\$", "").replace("$", "")
     text = _unwrap(text).replace("−", "-").replace("≈", "=").replace("\\approx", "=")
-    text = re.sub(r"\\(?:text|mathrm|textrm|operatorname)\{([^{}]*)\}", r" \1", text)
+    text = re.sub(
+        r"\\(?:text|mathrm|textrm|textnormal|textbf|textit|mbox|operatorname)\{([^{}]*)\}", r" \1", text
+    )
     text = (
         text.replace("~", " ")  # LaTeX's unbreakable space: `10 \mathrm{~cm}^{2}` is 10 cm^{2}
         .replace("{,}", ",")
@@ -108,7 +114,7 @@ def _strip_unit(text: str) -> str:
 # What a closed-form number may be written with; any other letter is a variable (`\\frac{r}{4}`), and
 # an expression with a variable is no number: it is refused before the (slow) LaTeX parser runs.
 _NUMBER_NOTATION = re.compile(
-    r"\\(?:d?frac|t?frac|sqrt|pi|times|cdot|div|left|right|circ|degree|approx|mathrm|text|operatorname"
+    r"\\(?:[dtc]?frac|sqrt|pi|times|cdot|div|left|right|circ|degree|approx|mathrm|text|operatorname"
     r"|textdollar|dollar|log|ln|sin|cos|tan|exp|infty|pm|mp|[,;:! %$]|quad)(?![A-Za-z])"
     r"|\b(?:pi|sqrt|log|ln|sin|cos|tan|exp|e)(?![A-Za-z])|[^A-Za-z]"
 )
@@ -165,9 +171,11 @@ def number_value(candidate: str, percent_question: bool = False) -> Number | Non
 
 
 # What only a symbolic parse can read: LaTeX, π, roots, powers, arithmetic between numbers.
-_CLOSED_FORM = re.compile(r"\\[A-Za-z]|π|√|\bpi\b|\bsqrt\b|\^|[\d)]\s*[*/+\-×·]\s*[\d(.]|\be\b")
+_CLOSED_FORM = re.compile(r"\\[A-Za-z]|π|√|(?<![A-Za-z])(?:pi|sqrt)\b|\^|[\d)]\s*[*/+\-×·]\s*[\d(.]|\be\b")
 _RELATION = re.compile(r"[<>≤≥,;=]|\\(?:le|ge|leq|geq|neq|cup|infty|in)\b|∞|∪")  # no single number
-_PROSE = re.compile(r"\b(?!(?:pi|sqrt|frac|cdot|times|dfrac|tfrac|left|right|mathrm|text)\b)[A-Za-z]{3,}\b")
+_PROSE = re.compile(
+    r"\b(?!(?:pi|sqrt|frac|cdot|times|dfrac|tfrac|cfrac|left|right|mathrm|text)\b)[A-Za-z]{3,}\b"
+)
 
 
 def _number_in(text: str) -> Number | None:
@@ -177,8 +185,8 @@ def _number_in(text: str) -> Number | None:
             return exact
     if _SEVERAL.search(text) or not re.search(r"[\d\\π]", text):
         return None  # several numbers, or no mathematics at all
-    prose = _PROSE.search(re.sub(r"\\[A-Za-z]+", "", text))
-    if _RELATION.search(text) or not _CLOSED_FORM.search(text) or prose or not _math_like(text):
+    prose = _PROSE.search(re.sub(r"\\[A-Za-z]+", "", stripped))  # a unit word (`meters`) is no prose
+    if _RELATION.search(text) or not _CLOSED_FORM.search(text) or prose or not _math_like(stripped):
         return None  # prose, or a plain number with words: no symbolic parse (it costs milliseconds)
     for form in (text, stripped):
         if (computed := fast_value(form)) is not None:
@@ -194,8 +202,10 @@ def _plain_number(text: str) -> Fraction | None:
     `seven`), exactly."""
     if _PLAIN.fullmatch(text):
         return exact_decimal(text)
-    if _THOUSANDS.fullmatch(text):
-        return exact_decimal(text.replace(",", ""))
+    if _THOUSANDS.fullmatch(text) or _SPACED_THOUSANDS.fullmatch(text):
+        return exact_decimal(re.sub(r"[,\s]", "", text))
+    if _DECIMAL_COMMA.fullmatch(text):
+        return exact_decimal(text.replace(",", "."))
     if match := _FRACTION.fullmatch(text):
         top, bottom = exact_decimal(match.group(1)), exact_decimal(match.group(2))
         return top / bottom if top is not None and bottom else None

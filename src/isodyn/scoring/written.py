@@ -41,5 +41,5 @@ _WORDY = re.compile(
 def _math_like(text: str) -> bool:
     """Short enough, bracketed sanely enough and free of prose, to be worth a symbolic parse
     (math-verify can spend its whole timeout on `((((((...`, and milliseconds on any sentence)."""
-    plain = re.sub(r"\\[A-Za-z]+", "", text)
+    plain = re.sub(r"\\(?:begin|end)\{\w+\*?\}|\\[A-Za-z]+", "", text)  # `\\begin{pmatrix}` is no prose
     return len(text) <= 200 and sum(text.count(b) for b in "([{") <= 24 and not _WORDY.search(plain)
