@@ -149,7 +149,7 @@ def test_an_option_inside_a_longer_expression_is_not_named() -> None:
 def test_a_value_matches_the_option_written_as_a_fraction() -> None:
     choices = ("\\frac12", "\\frac13", "\\frac14", "\\frac15")
     graded = _read("The probability is 0.25.", "C", "multiple_choice", choices)
-    assert (graded.extracted, graded.correct) == ("C", True)
+    assert (graded.correct, graded.ambiguity) == (True, CLEAR)
 
 
 def test_an_answer_given_as_named_values_is_read() -> None:

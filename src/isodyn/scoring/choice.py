@@ -19,7 +19,7 @@ from isodyn.scoring.marks import bare_line
 from isodyn.scoring.options import LETTERS, OptionReading, read_statement
 from isodyn.scoring.polarity import echo_polarity, read_yes_no, yes_no_letters
 from isodyn.scoring.text import clip, lines, sentences, strip_markup
-from isodyn.scoring.text_answers import formulas
+from isodyn.scoring.text_answers import formulas, math_runs
 from isodyn.scoring.values import read_number
 
 _NOUN_LETTER = re.compile(
@@ -87,6 +87,17 @@ def read_choice(candidate: str, choices: tuple[str, ...], question: str = "") ->
     return None, NONE_FOUND
 
 
+_OPERATION = re.compile(r"[=^]|[a-z]\s*[-+*/(]|[-+*/]\s*[a-z]")
+
+
+def _formula_option(option: str) -> bool:
+    """An option that is a formula in a variable (`y=2(x-1)`, `-\\cos^2 x`), not a value (`\\frac{6}{5}`,
+    `$3 \\mathrm{~m}$`)."""
+    bare = re.sub(r"\\(?:mathrm|text|textbf|mathbf|operatorname)\s*\{[^{}]*\}", "", option)
+    bare = re.sub(r"\\[a-zA-Z]+", "f", bare)  # a function's name reads as a letter applied
+    return re.search(r"[a-z]", bare) is not None and _OPERATION.search(bare) is not None
+
+
 def option_reading(text: str, choices: tuple[str, ...], question: str) -> OptionReading:
     """Letters named explicitly, yes/no polarity, and options named by meaning; a letter that
     disagrees with the option text beside it makes both chosen (the caller calls that ambiguous)."""
@@ -97,7 +108,10 @@ def option_reading(text: str, choices: tuple[str, ...], question: str) -> Option
             return polar
     if len(letters.chosen) > 1 or _LETTER_ALTERNATIVES.search(text):
         return OptionReading(letters.chosen | {"?"}, letters.ruled_out)  # several letters: no single choice
-    written = {letter for f in formulas(text) if len(f.strip()) > 1 and (letter := choice_letter(f, choices))}
+    # an option written as a formula: in `$...$`, or, when the options are formulas, as plain math
+    # ("y = 2(x - 1)" for `y=2(x-1)`; "-cos^2 x" names `-\cos^2 x`, not `\cos^2 x` inside it)
+    spans = formulas(text) or (math_runs(text) if any(map(_formula_option, choices)) else [])
+    written = {letter for f in spans if len(f.strip()) > 1 and (letter := choice_letter(f, choices))}
     if letters.chosen and written and written != letters.chosen:
         return OptionReading(letters.chosen | written)  # "[C] $y = 8(x - 3)$" when that is B: both
     opening = LEADING_LETTER.match(strip_markup(text))

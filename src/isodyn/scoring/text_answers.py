@@ -114,7 +114,7 @@ def formulas(text: str) -> list[str]:
     return [next(g for g in m.groups() if g) for m in _MATH_SPAN.finditer(text)]
 
 
-def _math_runs(sentence: str) -> list[str]:
+def math_runs(sentence: str) -> list[str]:
     """Maximal runs of mathematical tokens in a sentence (`2x − y + 3 = 0` in "The line satisfies
     2x − y + 3 = 0."), inline formulas first."""
     if found := formulas(sentence):
@@ -135,6 +135,10 @@ def _math_runs(sentence: str) -> list[str]:
     return [r for r in runs if re.search(r"[\d=^()a-z]", r) and not re.fullmatch(r"[a-zA-Z]", r)]
 
 
+_NAMED = r"[A-Za-z]\w{0,3}\s*:\s*[-+−]?[\d./]+"
+_NAMED_VALUES = re.compile(rf"\{{\s*({_NAMED}(?:\s*,\s*{_NAMED})+)\s*\}}")
+
+
 def read_shaped(text: str, kind: str) -> str | None:
     """The answer of the given shape that a sentence (or candidate) states, or None."""
     if kind == TIME:
@@ -148,7 +152,9 @@ def read_shaped(text: str, kind: str) -> str | None:
             if found:
                 return found[-1] if isinstance(found[-1], str) else None
         return None
-    runs = _math_runs(text)
+    if kind == EQUATION and (named := _NAMED_VALUES.search(text)):  # `{a: 3, d: -2}` says a=3, d=-2
+        return re.sub(r"\s*:\s*", "=", named.group(1))
+    runs = math_runs(text)
     if kind == EQUATION:
         equations = [r for r in runs if "=" in r]
         return equations[-1] if equations else None
