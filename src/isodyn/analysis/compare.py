@@ -19,6 +19,7 @@ from typing import Literal
 import pandas as pd
 
 from isodyn.analysis.columns import ARM
+from isodyn.analysis.health import Caution, caution_between, with_caution
 from isodyn.analysis.metrics import Bootstrap, graded_cells
 from isodyn.analysis.stats import (
     Detectable,
@@ -66,6 +67,7 @@ class Pair:
     verdict: Verdict
     sentence: str = ""
     unpaired: int = 0  # graded cells of A or B whose item the other did not grade: left out
+    caution: Caution | None = None  # A's and B's verdicts were reached too differently (`health`)
 
     @property
     def name(self) -> str:
@@ -141,7 +143,7 @@ def compare(
     context_columns: list[str] = [c for c in ARM if c != by]
     if by != "run" and "run" in graded.columns and graded["run"].nunique() > 1:
         context_columns.append("run")
-    drafts: list[tuple[str, str, str, PairedBootstrap, int]] = []
+    drafts: list[tuple[str, str, str, PairedBootstrap, int, Caution | None]] = []
     for key, group in graded.groupby(context_columns, sort=True, dropna=False):
         values = sorted(group[by].unique(), key=str)
         if baseline is not None:
@@ -152,12 +154,14 @@ def compare(
         for a, b in pairs:
             left, right = group[group[by] == a], group[group[by] == b]
             found = paired_bootstrap(left, right, bootstrap.resamples, bootstrap.resamples, bootstrap.seed)
-            drafts.append((context, str(a), str(b), found, len(left) + len(right) - 2 * found.cells))
-    defined = [found for _, _, _, found, _ in drafts if found.seeds]
+            caution = caution_between(left, right, found.estimate) if found.seeds else None
+            unpaired = len(left) + len(right) - 2 * found.cells
+            drafts.append((context, str(a), str(b), found, unpaired, caution))
+    defined = [found for _, _, _, found, _, _ in drafts if found.seeds]
     adjusted = iter(holm([found.p_permutation for found in defined]) if defined else [])
     each = bonferroni_level(alpha, len(defined))
     pairs_out = []
-    for context, a, b, found, unpaired in drafts:
+    for context, a, b, found, unpaired, caution in drafts:
         if not found.seeds:
             pair = Pair(context, a, b, 0, 0, None, None, None, None, None, 0, 0, None, None, None, None,
                         "undefined", unpaired=unpaired)  # fmt: skip
@@ -183,6 +187,7 @@ def compare(
                 detectable=detectable_effect(found.sd_seed_difference, found.seeds, TARGET_EFFECT, alpha),
                 verdict=verdict(found.estimate, together.low, together.high, p_holm, found.seeds, alpha),
                 unpaired=unpaired,
+                caution=caution,
             )
         pairs_out.append(pair)
     done = tuple(_with_sentence(pair, alpha) for pair in pairs_out)
@@ -321,7 +326,7 @@ def _detectable_tail(found: Detectable | None, alpha: float) -> str:
 
 
 def _with_sentence(pair: Pair, alpha: float) -> Pair:
-    return Pair(**{**pair.__dict__, "sentence": sentence(pair, alpha)})
+    return Pair(**{**pair.__dict__, "sentence": with_caution(sentence(pair, alpha), pair.caution)})
 
 
 def listed(names: Sequence[str]) -> str:

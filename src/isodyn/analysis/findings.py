@@ -1,4 +1,5 @@
-"""What a run found, said first: per model, the best and the worst arm, and the modality gap (pure).
+"""What a run found, said first: per model, the best and the worst arm, the modality gap, and the
+lead of one model over the next (pure).
 
 An arm is a (strategy, modality) pair of one model. For each model the findings name
 
@@ -8,8 +9,12 @@ An arm is a (strategy, modality) pair of one model. For each model the findings 
 - the modality gap under the baseline strategy: the best text representation minus the image, on
   the same items, with an interval over seeds (IsoBench's gap, arXiv 2404.01266);
 
-each with the number of seeds behind it. Every interval is a percentile cluster bootstrap over
-seeds; from fewer than `MIN_INTERVAL_SEEDS` seeds none is given (`Estimate.has_interval`).
+and, when the run has several models, the lead under the baseline arm: the model with the highest
+A_avg minus the next one, paired on the same seeds. Each is said with the number of seeds behind it,
+and with a caution when the two arms it compares differ in how their verdicts were reached (their
+`none found` or truncated shares, `health.caution_for`): then the difference may be the grader's.
+Every interval is a percentile cluster bootstrap over seeds; from fewer than `MIN_INTERVAL_SEEDS`
+seeds none is given (`Estimate.has_interval`).
 `find` computes the records, `sentences` says them; neither reads or writes anything.
 """
 
@@ -17,12 +22,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from isodyn.analysis.health import ArmKey, Caution, Health, caution_for, grading_health, with_caution
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap
 from isodyn.analysis.modality import IMAGE_MODALITIES, TEXT_MODALITIES
 from isodyn.analysis.stats import (
@@ -91,15 +97,17 @@ class ArmResult:
 
 @dataclass(frozen=True)
 class Finding:
-    """One sentence's worth: a model's best or worst arm by a metric (`rank`), or its modality gap.
+    """One sentence's worth: a model's best or worst arm by a metric (`rank`), its modality gap, or
+    the lead of one model over the next (`models`).
 
     For a rank: `value` is the arm's metric, `difference` the paired difference to the baseline arm
     (None when the arm is the baseline, or the model has no baseline cells). For the gap: `arm` is
     (baseline strategy, best text modality), `value` is that text modality's accuracy minus the
-    image's on the same items, and `difference` is None."""
+    image's on the same items, and `difference` is None. For the lead: `model` has the highest
+    A_avg (`value`) under the baseline arm, `other` the next, `difference` is `model` minus `other`."""
 
     model: str
-    kind: Literal["best", "worst", "gap"]
+    kind: Literal["best", "worst", "gap", "models"]
     metric: Literal["A_avg", "A_wst", "gap"]
     arm: Arm
     value: Estimate
@@ -107,6 +115,20 @@ class Finding:
     baseline: Arm
     image: str = "image"  # the picture the gap is measured against
     ties: int = 0  # other arms with the same value (the baseline is named when it is among them)
+    other: str | None = None  # the model the lead is over
+    caution: Caution | None = None  # the compared arms' verdicts were reached too differently
+
+    def compared(self) -> tuple[ArmKey, ArmKey, float] | None:
+        """The two arms the sentence compares (first minus second) and the difference it reports."""
+        if self.kind == "gap":
+            image = (self.model, self.arm.strategy, self.image)
+            return (self.model, self.arm.strategy, self.arm.modality), image, self.value.value
+        if self.difference is None:
+            return None
+        first = (self.model, self.arm.strategy, self.arm.modality)
+        if self.kind == "models" and self.other is not None:
+            return first, (self.other, self.arm.strategy, self.arm.modality), self.difference.value
+        return first, (self.model, self.baseline.strategy, self.baseline.modality), self.difference.value
 
     @property
     def seeds(self) -> int:
@@ -245,6 +267,33 @@ def _gap(model: str, cells: pd.DataFrame, strategy: str, bootstrap: Bootstrap) -
     return Finding(model, "gap", "gap", Arm(strategy, text), value, None, Arm(strategy, images[0]), images[0])
 
 
+def _lead(
+    arms: Sequence[ArmResult], base_cells: dict[str, pd.DataFrame], base: Arm, bootstrap: Bootstrap
+) -> Finding | None:
+    """The model with the highest A_avg under the baseline arm against the next (the first by name
+    among equals), paired on their shared seeds; None with fewer than two such models."""
+    ranked = sorted(
+        (r for r in arms if r.arm == base and math.isfinite(r.a_avg.value)), key=lambda r: -r.a_avg.value
+    )
+    if len(ranked) < 2:
+        return None
+    first, second = ranked[0], ranked[1]
+    difference = _difference("A_avg", base_cells[first.model], base_cells[second.model], bootstrap)
+    tied = sum(r.a_avg.value == first.a_avg.value for r in ranked) - 1
+    return Finding(first.model, "models", "A_avg", base, first.a_avg, difference, base, ties=tied,
+                   other=second.model)  # fmt: skip
+
+
+def _with_caution(finding: Finding, health: dict[ArmKey, Health]) -> Finding:
+    compared = finding.compared()
+    if compared is None:
+        return finding
+    first, second, reported = compared
+    if first not in health or second not in health or not math.isfinite(reported):
+        return finding
+    return replace(finding, caution=caution_for(health[first], health[second], reported))
+
+
 def find(graded: pd.DataFrame, baseline: Baseline, bootstrap: Bootstrap) -> Findings:
     """The findings of a run's graded cells against `baseline` (see the module's docstring)."""
     arms: list[ArmResult] = []
@@ -253,6 +302,7 @@ def find(graded: pd.DataFrame, baseline: Baseline, bootstrap: Bootstrap) -> Find
     base = baseline.arm
     if graded.empty:
         return Findings(baseline, bootstrap.level, (), (), ("No graded cells: nothing was found.",))
+    at_base: dict[str, pd.DataFrame] = {}
     for model, cells in graded.groupby(Column.model, sort=True):
         model = str(model)
         by_arm = {
@@ -264,6 +314,8 @@ def find(graded: pd.DataFrame, baseline: Baseline, bootstrap: Bootstrap) -> Find
         base_cells = by_arm.get(base)
         if base_cells is None:
             notes.append(f"{model} has no {base} cells: its arms are not compared with the baseline.")
+        else:
+            at_base[model] = base_cells
         for metric in METRICS:
             finite = [r for r in results if math.isfinite(r.metric(metric).value)]
             values = [r.metric(metric).value for r in finite]
@@ -287,7 +339,12 @@ def find(graded: pd.DataFrame, baseline: Baseline, bootstrap: Bootstrap) -> Find
                 f"{model}: no modality gap under {base.strategy} (it needs an image and a text "
                 "representation of the same items)."
             )
-    return Findings(baseline, bootstrap.level, tuple(arms), tuple(findings), tuple(notes))
+    lead = _lead(arms, at_base, base, bootstrap)
+    if lead is not None:
+        findings.insert(0, lead)  # the comparison of models comes first: it is what a reader asks
+    health = grading_health(graded)
+    cautioned = tuple(_with_caution(finding, health) for finding in findings)
+    return Findings(baseline, bootstrap.level, tuple(arms), cautioned, tuple(notes))
 
 
 # ------------------------------------------------------------------------------------------ sentences
@@ -327,6 +384,19 @@ def _rank_sentence(finding: Finding, arms_of_model: int) -> str:
     )
 
 
+def _lead_sentence(finding: Finding, arms: Sequence[ArmResult]) -> str:
+    models = [r for r in arms if r.arm == finding.arm and math.isfinite(r.a_avg.value)]
+    other = next(r for r in models if r.model == finding.other)
+    d = finding.difference or Estimate(math.nan, math.nan, math.nan, 0)
+    has = "ties for" if finding.ties else "has"
+    return (
+        f"Models under the baseline {finding.arm}, by A_avg: {finding.model} {has} the highest of "
+        f"{len(models)}, {100 * finding.value.value:.1f}% {interval_text(finding.value, signed=False)}; "
+        f"next {other.model}, {100 * other.a_avg.value:.1f}%: {finding.model} - {other.model} "
+        f"{points(d.value)} points {interval_text(d, signed=True)}, paired on {_seeds(d.seeds)}."
+    )
+
+
 def _gap_sentence(finding: Finding) -> str:
     gap = finding.value
     return (
@@ -348,9 +418,12 @@ def sentences(findings: Findings) -> list[str]:
         arms_per_model[arm.model] = arms_per_model.get(arm.model, 0) + 1
     for finding in findings.findings:
         if finding.kind == "gap":
-            lines.append(_gap_sentence(finding))
+            line = _gap_sentence(finding)
+        elif finding.kind == "models":
+            line = _lead_sentence(finding, findings.arms)
         else:
-            lines.append(_rank_sentence(finding, arms_per_model.get(finding.model, 0)))
+            line = _rank_sentence(finding, arms_per_model.get(finding.model, 0))
+        lines.append(with_caution(line, finding.caution))
     lines.extend(findings.notes)
     return lines
 
@@ -361,7 +434,7 @@ def arms_frame(findings: Findings) -> pd.DataFrame:
     baseline's strategy comes first, and within a strategy the baseline's modality."""
     marks: dict[tuple[str, Arm], list[str]] = {}
     for finding in findings.findings:
-        if finding.kind != "gap":
+        if finding.kind in ("best", "worst"):
             marks.setdefault((finding.model, finding.arm), []).append(f"{finding.kind} {finding.metric}")
     base = findings.baseline.arm
     modalities = [m.value for m in Modality]

@@ -20,9 +20,9 @@ import pandas as pd
 from isodyn.analysis.columns import ARM, labels
 from isodyn.analysis.stats import SeedTable, cluster_bootstrap, seed_table
 from isodyn.record import Status, status_of
-from isodyn.schema import Column
+from isodyn.schema import GRADED, Column
 
-GRADED_REASONS = ("ok", "extraction_failed")
+GRADED_REASONS = GRADED  # ok, extraction_failed, truncated: the reasons of a graded cell
 # A cluster-bootstrap interval over fewer seeds than this says nothing: with 3 seeds there are only
 # 10 distinct resamples, and one seed alone gives `[x, x]`. Tables print the estimate and the count.
 MIN_INTERVAL_SEEDS = 5

@@ -52,6 +52,7 @@ class ReportContent:
     ambiguous_examples: list[dict[str, Any]] = field(default_factory=list)  # replies the rules hesitated on
     legend: list[tuple[str, str]] = field(default_factory=list)  # (abbreviation, meaning), after the findings
     lead_figure: str | None = None  # the figure (a key of `figures`) shown right after the findings
+    footnotes: dict[str, str] = field(default_factory=dict)  # table title -> a line under the table
 
 
 def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> list[tuple[str, str]]:
@@ -60,7 +61,8 @@ def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> lis
         if config and key in config:
             value = config[key]
             facts.append((key, ", ".join(map(str, value)) if isinstance(value, list) else str(value)))
-    for key in ("cells", "calls_made", "cache_hits", "cost_usd", "skipped", "errors", "extraction_failed"):
+    counts = ("cells", "calls_made", "cache_hits", "cost_usd", "skipped", "errors", "extraction_failed")
+    for key in (*counts, "truncated"):
         if summary and key in summary:
             facts.append((key, str(summary[key])))
     if summary and summary.get("not_renderable"):
@@ -187,6 +189,7 @@ def build_report(
     )
     tables: list[tuple[str, str, pd.DataFrame]] = []
     figures: dict[str, tuple[str, bytes]] = {}
+    footnotes: dict[str, str] = {}
     lines: list[str] = []
     if not graded.empty:
         found = find(graded, chosen, bootstrap)
@@ -201,6 +204,7 @@ def build_report(
         section_found = section(inputs)
         tables.extend(section_found.tables)
         figures.update(section_found.figures)
+        footnotes.update(section_found.footnotes)
     captions = [caption for caption, _ in figures.values()]
     return ReportContent(
         title=f"isodyn run {run_name}",
@@ -212,6 +216,7 @@ def build_report(
         ambiguous_examples=ambiguous_examples(frame, bootstrap.seed) if not graded.empty else [],
         legend=[(e.name, e.meaning) for e in legend(shown_names(tables, lines, captions))],
         lead_figure=SUMMARY_FIGURE if SUMMARY_FIGURE in figures else None,
+        footnotes=footnotes,
     )
 
 

@@ -27,6 +27,8 @@ from isodyn.analysis.consistency import (
     repetition_consistency,
 )
 from isodyn.analysis.grading import grader_sensitivity, verdict_paths
+from isodyn.analysis.health import LEGEND as HEALTH_LEGEND
+from isodyn.analysis.health import grading_health, health_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.process import error_distribution
@@ -54,6 +56,7 @@ class ReportInputs:
 class Section:
     tables: list[Table] = field(default_factory=list)
     figures: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # name -> (caption, png)
+    footnotes: dict[str, str] = field(default_factory=dict)  # table title -> a line under the table
 
 
 SectionFunction = Callable[[ReportInputs], Section]
@@ -81,6 +84,18 @@ def dynamath_sections(inputs: ReportInputs) -> Section:
         ("Reasoning robustness RR (DynaMath Table 7)", "RR = A_wst / A_avg.",
          layouts["RR"]),
     ])  # fmt: skip
+
+
+@SECTIONS.register("grading health", order=15)
+def grading_health_section(inputs: ReportInputs) -> Section:
+    """Per arm: how many verdicts the rules could not read, were cut off, or the judge or a person
+    decided; read beside every comparison of arms (the findings say when it may explain one)."""
+    health = grading_health(inputs.graded, inputs.marks or ())
+    if not health:
+        return Section()
+    title = "Grading health"
+    caption = "Per arm: graded cells, and how their verdicts were reached."
+    return Section([(title, caption, health_table(health))], footnotes={title: HEALTH_LEGEND})
 
 
 @SECTIONS.register("isobench", order=20)
