@@ -154,6 +154,7 @@ def _summary(
         "cells": len(regraded),
         "graded": reasons.count("ok"),
         "extraction_failed": reasons.count("extraction_failed"),
+        "truncated": reasons.count("truncated"),  # cut off at the token limit: graded, never read
         "correct": sum(bool(r.correct) for r in regraded),
         "changed_verdicts": changed,
         "judged": sum(r.judge_extract is not None for r in regraded),
