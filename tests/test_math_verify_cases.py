@@ -25,7 +25,7 @@ import pytest
 from isodyn.core import AnswerType
 from isodyn.scoring import score
 from isodyn.scoring.boxed import last_boxed
-from isodyn.scoring.compare import is_correct, number_value
+from isodyn.scoring.compare import choice_letter, is_correct, number_value
 
 HERE = Path(__file__).parent / "corpus" / "math_verify"
 MIN_AGREEMENT = 0.96
@@ -210,3 +210,25 @@ def test_math_verify_itself_on_the_same_inputs() -> None:
     share = 1 - len(disagreements) / len(cases())
     print(f"math-verify agreement {share:.1%}: cases {[c.number for c in disagreements]}")
     assert len(disagreements) <= 0.05 * len(cases())
+
+
+EQUATIONS = ("y=2(x-1)", "y=2(x+1)", "y=x-1", "y=-2(x-1)")
+SQUARES = ("\\cos^2 x", "-\\cos^2 x", "\\sin^2 x", "-\\sin^2 x")
+
+
+@pytest.mark.parametrize(
+    ("candidate", "choices", "letter"),
+    [
+        ("y = 2(x - 1)", EQUATIONS, "A"),
+        ("y = -2x + 2", EQUATIONS, "D"),
+        ("y = 2x", EQUATIONS, None),
+        ("-cos^2 x", SQUARES, "B"),
+        ("1 - sin^2 x", SQUARES, "A"),
+        ("cos^2 x + 1", SQUARES, None),
+        ("0.25", ("\\frac12", "\\frac13", "\\frac14", "\\frac15"), "C"),
+    ],
+)
+def test_an_option_is_named_by_its_mathematics(
+    candidate: str, choices: tuple[str, ...], letter: str | None
+) -> None:
+    assert choice_letter(candidate, choices) == letter

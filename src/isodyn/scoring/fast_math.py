@@ -34,6 +34,8 @@ _NAME = re.compile(r"[A-Za-z]+")
 _FRAC = re.compile(r"\\[dtc]?frac\s*(?:\{([^{}]*)\}|([0-9a-z]))\s*(?:\{([^{}]*)\}|([0-9a-z]))")
 _SQRT = re.compile(r"\\sqrt\s*(?:\{([^{}]*)\}|\(([^()]*)\)|([0-9a-z]))")  # `\\sqrt(3)` from `sqrt(3)`
 _ROOT = re.compile(r"\\sqrt\s*\[(\d+)\]\s*\{([^{}]*)\}")  # `\\sqrt[4]{9}`
+# `\\cos^2 x`, `sin^{2}(x)`: the function's value to a power
+_FUNCTION_POWER = re.compile(r"\b(sin|cos|tan)\s*\^\s*\{?\s*(\d)\s*\}?\s*(\([^()]*\)|\{[^{}]*\}|[a-z0-9.]+)")
 _EULER = re.compile(r"\\(?:mathrm|operatorname|text|mathit)\s*\{\s*e\s*\}")
 _ALLOWED = re.compile(r"^[0-9a-z_+\-*/(). ]*$")
 
@@ -48,6 +50,7 @@ def _latex_to_plain(text: str) -> str | None:
     text = re.sub(
         r"\\(sin|cos|tan|exp|ln|log)\b", lambda m: f" {'log' if m.group(1) == 'ln' else m.group(1)} ", text
     )
+    text = _FUNCTION_POWER.sub(lambda m: f"(({m.group(1)}({m.group(3).strip('{}()')}))**{m.group(2)})", text)
     text = _ABS.sub(r"abs(\1)", text.replace("\\lvert", "|").replace("\\rvert", "|").replace("\\mid", "|"))
     for _ in range(6):  # nested fractions and roots, innermost first
         before = text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from isodyn.scoring.fast_math import fast_equation_equivalent, fast_equivalent
 from isodyn.scoring.numbers import Tolerance, parse_number
 from isodyn.scoring.written import _normalize_text, _unwrap
 
@@ -116,4 +117,29 @@ def choice_letter(candidate: str, choices: tuple[str, ...]) -> str | None:
     if not isinstance(numeric, bool):  # False: the options or the candidate are not numbers
         return numeric
     named = set(letters_mentioned(plain, choices)) | options_named(plain, choices)
-    return named.pop() if len(named) == 1 else None
+    if len(named) == 1:
+        return named.pop()
+    return _math_choice(plain, choices) if not named else None
+
+
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])(?!(?:sin|cos|tan|log|ln|exp|sqrt|pi)\b)[A-Za-z]{2,}")
+
+
+def _math_choice(candidate: str, choices: tuple[str, ...]) -> str | None:
+    """The one option the candidate equals as mathematics (`y = 2(x - 1)` for `y=2(x-1)`, `-cos^2 x`
+    for `-\\cos^2 x`), by the fast path alone (no parse on the hot path); None when none or several."""
+    if _PROSE_WORD.search(candidate) or not re.search(r"[a-z]", candidate):
+        return None  # prose, or a number (numbers were compared by value)
+    same = [
+        letter for letter, option in zip(_LETTERS, choices, strict=False) if _same_math(candidate, option)
+    ]
+    return same[0] if len(same) == 1 else None
+
+
+def _same_math(candidate: str, option: str) -> bool:
+    option = _unwrap(option)
+    if ("=" in candidate) != ("=" in option):
+        return False
+    if "=" in candidate:
+        return fast_equation_equivalent(candidate, option) is True
+    return fast_equivalent(candidate, option) is True
