@@ -1,0 +1,107 @@
+"""Per-source figures of the rules against each benchmark's own verdict (a developer's tool).
+
+    python tests/corpus/sources/report.py                 # a Markdown table per source
+    python tests/corpus/sources/report.py --misses mmlu_pro --limit 20
+
+Columns, of the rows with a label: agree (isodyn's verdict equals the label), none found, wrong clear
+(an answer was read and the verdict disagrees with the label), and on the rows the label calls right,
+the share isodyn calls right. Dev sources get a row per model; the transfer source (TRANSFER) only its
+aggregate, and `--misses` refuses it (exit 2): its replies are not read while developing rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from corpus.sources import Graded, Row, grade_source, load_source, sources, transfer_source
+
+HEADER = (
+    "| {key} | rows | labelled | agree | none found | wrong clear | right when label right |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+)
+
+
+def tally(rows: list[Row], graded: dict[str, Graded]) -> Counter:
+    c: Counter = Counter()
+    for row in rows:
+        found = graded[row.id]
+        c["rows"] += 1
+        if row.label is None:
+            continue
+        c["labelled"] += 1
+        c["agree"] += found.correct == row.label
+        c["none"] += not found.found
+        c["wrong_clear"] += found.found and found.correct != row.label
+        if row.label:
+            c["label_right"] += 1
+            c["right_when_right"] += found.correct
+    return c
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.1%} ({part})" if whole else "-"
+
+
+def table_row(name: str, c: Counter) -> str:
+    n = c["labelled"]
+    return (
+        f"| {name} | {c['rows']} | {n} | {_share(c['agree'], n)} | {_share(c['none'], n)} "
+        f"| {_share(c['wrong_clear'], n)} | {_share(c['right_when_right'], c['label_right'])} |"
+    )
+
+
+def source_table(name: str, transfer: bool) -> str:
+    rows = list(load_source(name))
+    graded = grade_source(name)
+    lines = [f"\n### {name}{' (transfer source: aggregate only)' if transfer else ''}\n",
+             HEADER.format(key="model")]  # fmt: skip
+    if not transfer:
+        by_model: dict[str, list[Row]] = defaultdict(list)
+        for row in rows:
+            by_model[row.model].append(row)
+        lines += [table_row(model, tally(part, graded)) for model, part in sorted(by_model.items())]
+    lines.append(table_row("**all**", tally(rows, graded)))
+    return "\n".join(lines)
+
+
+def misses(name: str, limit: int) -> int:
+    if name == transfer_source():
+        print(f"{name} is the transfer source: its replies are not shown", file=sys.stderr)
+        return 2
+    if name not in sources():
+        print(f"no source {name!r}; sources: {', '.join(sources())}", file=sys.stderr)
+        return 2
+    graded = grade_source(name)
+    shown = 0
+    for row in load_source(name):
+        found = graded[row.id]
+        if row.label is None or found.correct == row.label or shown >= limit:
+            continue
+        shown += 1
+        tail = row.reply[-400:].replace("\n", "\\n")
+        print(f"## {row.id}\nlabel {row.label} | truth {row.truth!r} | type {row.answer_type} | "
+              f"isodyn {found.extracted!r} via {found.method} | bench {row.bench_answer!r}\n"
+              f"choices {list(row.choices)}\n...{tail}\n")  # fmt: skip
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--misses", metavar="SOURCE")
+    parser.add_argument("--limit", type=int, default=30)
+    args = parser.parse_args(argv)
+    if args.misses:
+        return misses(args.misses, args.limit)
+    transfer = transfer_source()
+    for name in sources():
+        print(source_table(name, name == transfer))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
