@@ -119,9 +119,11 @@ def test_a_row_without_its_question_takes_it_from_the_transcript() -> None:
 
 @pytest.fixture
 def dataset_run(tmp_path: Path) -> Path:
-    """A finished `dataset=` run whose replies the rules cannot read (so the judge is asked)."""
+    """A finished `dataset=` run whose replies the rules cannot read (so the judge is asked); they
+    name what the judge will answer (a judge's answer the reply does not hold is refused)."""
     release = write_release(tmp_path / "release")
-    with OpenAIStub(lambda request: ScriptedReply(text="Hmm, that is hard to say.")) as stub:
+    reply = "Hmm, that is hard to say. Perhaps B? Perhaps 0.5?"
+    with OpenAIStub(lambda request: ScriptedReply(text=reply)) as stub:
         words = [f"dataset={release}", "models=openai/vlm", f"api_base={stub.base_url}", "vision=yes",
                  f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'cache'}", "quiet=1"]  # fmt: skip
         plan = plan_experiment(parse_overrides(words))
