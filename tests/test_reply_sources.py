@@ -59,4 +59,6 @@ def test_a_dev_source_keeps_its_agreement_with_the_labels(name: str) -> None:
     labelled = [row for row in load_source(name) if row.label is not None]
     agree = sum(graded[row.id].correct == row.label for row in labelled)
     share = 100 * agree / len(labelled)
-    assert share >= FLOORS[name], f"{name}: {share:.2f}% of verdicts agree with the labels, floor {FLOORS[name]}%"
+    assert share >= FLOORS[name], (
+        f"{name}: {share:.2f}% of verdicts agree with the labels, floor {FLOORS[name]}%"
+    )
