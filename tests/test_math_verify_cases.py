@@ -194,6 +194,9 @@ def test_a_worked_solution_as_truth_is_read_as_its_box() -> None:
     solution = r"... so the solutions are $n = \boxed{1,-2}.$"
     assert is_correct("-2, 1", solution, AnswerType.TEXT) is True
     assert is_correct("1", solution, AnswerType.TEXT) is False
+    minerva = "Losing 10% then 20% leaves 72%. Final Answer: The final answer is $28 \\%$. I hope so."
+    assert is_correct("\\boxed{28\\%}", minerva, AnswerType.TEXT) is True
+    assert is_correct("72\\%", minerva, AnswerType.TEXT) is False
 
 
 def math_verify_verdict(case: Case) -> bool:

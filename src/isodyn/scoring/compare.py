@@ -103,9 +103,18 @@ def _as_written_math(candidate: str, truth: str) -> str:
     return _FUNCTION_NAME.sub(r"\\\1", text).strip()
 
 
+# Minerva's closing line of a worked solution: "Final Answer: The final answer is $28 \\%$. I hope ..."
+_FINAL_ANSWER = re.compile(r"[Tt]he final answer is\s*\$([^$]+)\$")
+
+
 def _boxed_answer(truth: str) -> str:
-    """A truth written as a worked solution (MATH's) is the answer it boxes."""
-    return (last_boxed(truth) or truth) if "\\boxed" in truth or "\\fbox" in truth else truth
+    """A truth written as a worked solution is the answer it boxes (MATH's convention), or else the
+    one its last "The final answer is $...$" states (Minerva's)."""
+    if "\\boxed" in truth or "\\fbox" in truth:
+        return last_boxed(truth) or truth
+    if len(truth) > 80 and (finals := _FINAL_ANSWER.findall(truth)):
+        return finals[-1].strip()
+    return truth
 
 
 def _truth_in_form(truth: str, candidate: str) -> str:
@@ -124,7 +133,7 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
     truth's) is beyond what may be evaluated (`bounds.tame`)."""
     if _normalize_text(candidate) == _normalize_text(truth):
         return True
-    candidate, truth = box_content(candidate), box_content(truth)  # `6 \text{ and } 8` is `6, 8`
+    candidate, truth = box_content(candidate), box_content(_boxed_answer(truth))  # `6 \text{ and } 8` is `6, 8`
     truth = _truth_in_form(truth, candidate)
     candidate = _as_written_math(candidate, truth)
     if _normalize_text(candidate) == _normalize_text(truth):
