@@ -205,7 +205,12 @@ def test_judge_reads_only_the_uncertain_replies_and_is_cached(tmp_path) -> None:
         summary = read_json(out / "summary.json")
         assert summary["judged"] == len(uncertain) and summary["judge"]["calls_made"] == len(uncertain)
         for before, after in zip(rows, judged, strict=True):
-            if before["response"] in uncertain:
+            if before["response"] == "I cannot determine this from the expression given.":
+                # the judge's A is in no way in this reply: refused, the rules' verdict stands
+                read = (after["method"], after["extracted"], after["reason"])
+                assert read == ("none", None, "extraction_failed")
+                assert "not in the reply" in after["scores"]["judge"]["detail"]["refused"]
+            elif before["response"] in uncertain:
                 assert (after["method"], after["extracted"], after["reason"]) == ("judge", "A", "ok")
                 assert after["correct"] is (before["truth"] == "A")
             else:
