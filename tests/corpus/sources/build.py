@@ -134,8 +134,8 @@ def zeroeval(git_dir: Path) -> tuple[list[dict], dict]:
     provenance = {
         "repository": "github.com/WildEval/ZeroEval", "commit": git_commit(git_dir), "paths": sorted(used),
         "licence": "Apache-2.0",
-        "attribution": "Lin et al., ZeroEval: a unified framework for evaluating instruction-tuned LLMs "
-        "(AI2 / WildEval, 2024); zero-shot JSON-format replies to MATH level 5 and GSM8K as released in "
+        "attribution": "Bill Yuchen Lin, ZeroEval: A Unified Framework for Evaluating Language Models "
+        "(2024, CITATION.cff); zero-shot JSON-format replies to MATH level 5 and GSM8K as released in "
         "result_dirs/; labels are ZeroEval's own verdicts (src/evaluation/math_eval.py run on the logs)",
     }  # fmt: skip
     return rows, provenance
