@@ -204,3 +204,22 @@ def test_a_wrong_amount_is_wrong_whatever_its_scale() -> None:
 def test_a_reply_that_commits_to_nothing_is_none_found(reply: str) -> None:
     graded = score(reply, "12", "int", question="How many?", tolerance=Tolerance())
     assert not graded.correct and graded.ambiguity == NONE_FOUND
+
+
+@pytest.mark.parametrize(
+    ("reply", "truth", "answer_type"),
+    [
+        ("3^2 - 2^3 = 1.\n\nTherefore, the answer is [[1]].", "1", "int"),
+        ("So C = 1.\n\nThus, the answer is:\n\\[\n\\boxed{[[1]]}\n\\]", "1", "int"),
+        ("Combining, 5 + 5i.\n\n### Final Answer:\n\\[\n[[ 5 + 5i ]]\n\\]", "5+5i", "text"),
+    ],
+)
+def test_an_answer_in_the_double_brackets_a_prompt_asks_for_is_read(
+    reply: str, truth: str, answer_type: str
+) -> None:
+    assert _read(reply, truth, answer_type).correct
+
+
+def test_a_nested_list_is_not_double_bracketed() -> None:
+    graded = _read("The matrix is [[1, 2], [3, 4]], so its trace is 5.", "5", "int")
+    assert (graded.extracted, graded.correct) == ("5", True)

@@ -61,6 +61,7 @@ from isodyn.scoring.marks import (
     closing_bold,
     closing_line,
     cut_off_before_answer,
+    double_bracketed,
     empty_final_box,
     is_refusal,
     last_boxed,
@@ -141,6 +142,7 @@ def read_candidate(
     percent_question: bool,
     kind: str = WORD,
 ) -> tuple[str | None, str]:
+    candidate = double_bracketed(candidate) or candidate  # "the answer is [[12]]", `\boxed{[[12]]}`
     if _NO_ANSWER.match(LATEX_WORDS.sub(r"\1", candidate)):
         return None, UNREADABLE  # "N/A", "\\text{cannot be determined}": the reply declines
     if answer_type is AnswerType.MULTIPLE_CHOICE:
@@ -164,6 +166,8 @@ def _explicit(reply: str) -> list[tuple[str, str]]:
         found.append((method, answer))
     if (boxed := last_boxed(reply)) is not None:
         found.append(("boxed", boxed))
+    if (bracketed := double_bracketed(reply)) is not None:
+        found.append(("bracketed", bracketed))
     marked = answer_lines(reply)
     distinct = {line.strip().rstrip(".").casefold() for line in marked if not line.startswith(HEADING_BLOCK)}
     if len(distinct) >= 3:  # "The answer is 1. The answer is 2. ..."

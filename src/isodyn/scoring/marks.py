@@ -231,3 +231,14 @@ def closing_bold(reply: str) -> str | None:
     found = {(m.group(1) or m.group(2)).strip().rstrip(".") for m in _BOLD.finditer(closing)}
     found = {value for value in found if value and not value.endswith(":")}
     return found.pop() if len(found) == 1 else None
+
+
+# `[[12]]`: the wrapper some benchmarks ask answers in (KOR-Bench); no brackets inside, so a nested
+# list (`[[1, 2], [3, 4]]`) is not read as one
+_DOUBLE_BRACKETS = re.compile(r"\[\[([^\[\]\n]{1,200})\]\]")
+
+
+def double_bracketed(text: str) -> str | None:
+    """The content of the last `[[...]]` in a text, if any."""
+    found = [m.group(1).strip() for m in _DOUBLE_BRACKETS.finditer(text)]
+    return found[-1] if found and found[-1] else None
