@@ -4,6 +4,7 @@ not come out as a plain lead."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -201,3 +202,19 @@ def test_exp_compare_says_it_too(unread_every: int | None) -> None:
                                       "come from grading).")  # fmt: skip
     else:
         assert "caution" not in pair.sentence
+
+
+def test_exp_report_prints_the_table_and_counts_a_persons_marks(tmp_path, run_cli) -> None:
+    """`exp report RUN` in a pipe: the table and its legend in what is printed; marks.jsonl counted."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    rows = tied_models(unread_every=5)
+    (run_dir / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run_dir / "config.json").write_text(json.dumps({"models": ["clean", "noisy"]}))
+    marks = [Mark("noisy", "zeroshot", "image", f"seed{s:03d}", 0, 0, True) for s in range(10)]
+    (run_dir / "marks.jsonl").write_bytes(b"".join(mark.line() for mark in marks))
+    done = run_cli("report", str(run_dir), "resamples=200")
+    assert done.code == 0, done.err
+    assert "| noisy | zeroshot | image | 200 | 14.5 | 0.0 | 0.0 | 0.0 | 5.0 |" in done.out
+    assert "\nShares of each arm's graded cells, in %." in done.out
+    assert "(grading caution: none found 0.0% vs 14.5%" in done.out
