@@ -223,3 +223,17 @@ def test_an_answer_in_the_double_brackets_a_prompt_asks_for_is_read(
 def test_a_nested_list_is_not_double_bracketed() -> None:
     graded = _read("The matrix is [[1, 2], [3, 4]], so its trace is 5.", "5", "int")
     assert (graded.extracted, graded.correct) == ("5", True)
+
+
+@pytest.mark.parametrize(
+    ("reply", "truth", "answer_type"),
+    [
+        ('```json\n{\n  "reasoning": "The area is \\(\\pi r^2 = 9\\pi\\).\nSo the answer is 9π.",\n'
+         '  "answer": "9\\pi"\n}\n```', "9\\pi", "text"),
+        ('{"reasoning": "The sum is 1+2+...+10 = 55", "answer": "55"', "55", "int"),
+        ('{"reasoning": "x \\, y and \\{1\\}", "final_answer": "\\{1, 2\\}"}', "\\{1,2\\}", "text"),
+    ],
+)  # fmt: skip
+def test_json_with_latex_escapes_or_left_open_is_read(reply: str, truth: str, answer_type: str) -> None:
+    graded = _read(reply, truth, answer_type, question="What is it?")
+    assert graded.correct and graded.method.startswith("json")

@@ -152,12 +152,12 @@ JSON_CASES = [
         method="json",
     ),
     case(
-        "json-key-without-answer-falls-to-last-number",
-        '{"solution": "The sum of the three numbers is 15.", "result": "15"}',
+        "json-result-key-is-an-answer-key",  # issue 37: any key naming an answer is tried
+        '{"solution": "The sum of the three numbers is 14.", "result": "15"}',
         "15",
         FLOAT,
         True,
-        method="last_number",
+        method="json",
     ),
     case(
         "json-empty-short-answer-answer-line-elsewhere",

@@ -29,15 +29,18 @@ ANSWER_EXAMPLE = format_answer("[Detailed step-by-step explanation]", "[Concise 
 # In order of preference; keys are compared lower-cased, with `_`/`-` read as spaces.
 _SHORT_ANSWER_KEYS = (ANSWER_KEY, "shortanswer", "final answer", "answer")
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_BARE_LATEX = re.compile(r"(?<!\\)\\(?=[a-zA-Z]{2,})")  # `\frac` inside a JSON string, unescaped
+# `\frac` inside a JSON string, unescaped, or `\(`, `\,`, `\{`: a backslash JSON cannot read
+_BARE_LATEX = re.compile(r"(?<!\\)\\(?=[a-zA-Z]{2,}|[^\"\\/bfnrtu])")
 _CONTROL = re.compile(r"[\x00-\x1f]")  # what `\f`rac, `\t`imes, `\b`eta decode to
 _KEY_SPACING = re.compile(r"[\s_\-]+")
 _LENIENT_JSON = json.JSONDecoder(strict=False)  # json.loads(..., strict=False) builds one per call
 # What decoding hostile text raises: a syntax error (JSONDecodeError, a ValueError), an integer past
 # Python's 4,300 digits (ValueError), nesting past the recursion limit (RecursionError).
 JSON_FAILURES = (ValueError, RecursionError)
+# any key naming the answer (`short answer`, `answer`, `final_answer`, `result`), read from a broken object
 _KEY_VALUE = re.compile(
-    r"""["']short[ _]?answer["']\s*:\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^,}\n]+))""",
+    r"""["'](?:[\w -]{0,20}answer[\w -]{0,10}|(?:final[ _-]?)?result)["']\s*:\s*"""
+    r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^,}\n]+))""",
     re.IGNORECASE,
 )
 
@@ -81,6 +84,7 @@ def _short_answer_of(obj: object) -> str | None:
     lowered = {_KEY_SPACING.sub(" ", str(k)).strip().lower(): v for k, v in obj.items()}
     keys = [k for k in _SHORT_ANSWER_KEYS if k in lowered]
     keys += [k for k in lowered if "answer" in k and k not in keys]
+    keys += [k for k in ("result", "final result") if k in lowered]  # `{"steps": ..., "result": "12"}`
     for key in keys:
         value = lowered[key]
         if value is not None:
@@ -114,10 +118,11 @@ def _load(candidate: str) -> tuple[str | None, str]:
 def json_answer(reply: str) -> tuple[str | None, str]:
     """The `short answer` of the last complete JSON object that has one, else a key regex; with the
     method that found it (json, json_lenient, json_key_regex) or (None, "none")."""
-    if "answer" not in reply.lower():
+    lowered = reply.lower()
+    if "answer" not in lowered and '"result"' not in lowered:
         return None, "none"  # every key read below holds the word: no JSON parse for `{1}` in `\\frac{1}{2}`
     for candidate in reversed(_balanced_objects(reply)):
-        if "answer" not in candidate.lower():
+        if "answer" not in candidate.lower() and '"result"' not in candidate.lower():
             continue
         answer, method = _load(candidate)
         if answer is not None and answer.strip():
