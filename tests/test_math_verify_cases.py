@@ -25,7 +25,7 @@ import pytest
 from isodyn.core import AnswerType
 from isodyn.scoring import score
 from isodyn.scoring.boxed import last_boxed
-from isodyn.scoring.compare import choice_letter, is_correct, number_value
+from isodyn.scoring.compare import choice_letter, is_correct, number_value, text_equivalent
 
 HERE = Path(__file__).parent / "corpus" / "math_verify"
 MIN_AGREEMENT = 0.96
@@ -182,12 +182,23 @@ TEXT_CASES = [  # (candidate, truth, verdict) for a text answer
     ("3 cos(2x)", r"3\sin(2x)", False),
     ("7:32", r"S_{MBCN}:S=7:32", True),
     (r"20\%", r"20", True),  # a percentage against a truth that counts the points
+    (r"\frac{T}{1 + T^2}", r"$\frac{8}{25}$", False),  # unknowns against a number: no parse needed
+    (r"\arcsin\left(\frac{1}{\sqrt{5}}\right)", r"\pi-\tan ^{-1}\left(\frac{1}{d}\right)", False),
+    (r"\arctan(1)", r"\frac{\pi}{4}", True),
 ]
 
 
 @pytest.mark.parametrize(("candidate", "truth", "expected"), TEXT_CASES)
 def test_text_answers_as_written(candidate: str, truth: str, expected: bool) -> None:
     assert is_correct(candidate, truth, AnswerType.TEXT) is expected
+
+
+def test_unknowns_against_a_number_are_refused_without_a_parse() -> None:
+    import time
+
+    started = time.perf_counter()
+    assert text_equivalent(r"\sqrt{3-\frac{3 \tan^2\theta}{1-\tan^2\theta}}", r"$2(\sqrt{2}-1)$") is False
+    assert time.perf_counter() - started < 0.05
 
 
 def test_a_worked_solution_as_truth_is_read_as_its_box() -> None:

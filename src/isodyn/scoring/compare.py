@@ -43,7 +43,7 @@ from isodyn.scoring.numbers import (
 )
 from isodyn.scoring.symbolic import _parse_math
 from isodyn.scoring.text import unicode_math
-from isodyn.scoring.written import _math_like, _normalize_text
+from isodyn.scoring.written import _math_like, _normalize_text, has_variable
 
 __all__ = [  # the public names other modules import from here
     "DYNAMATH_ABS_TOLERANCE",
@@ -85,6 +85,7 @@ _FUNCTION_NAME = re.compile(r"(?<![\\a-zA-Z])(log|ln|sin|cos|tan|sqrt|exp)(?![a-
 
 
 _NAMED_GROUP = re.compile(r"^\$?\s*[A-Za-z][\w']*\s*=\s*([\[(\{].*[\])\}])\s*\$?$")
+_RELATION = re.compile(r"[=<>≤≥≠∈]|\\(?:[lg]eq?|[lg]t|neq?|in)(?![A-Za-z])")
 _LIST_OR = re.compile(r"(?<=[\d)\]])\s*,?\s+or\s+(?=[-\d(\[])")
 _EQUALS = re.compile(r"(?<![<>!=])=(?!=)")  # an equation's sign, not `<=`, `>=`, `!=`
 # the left side of a truth `f(x) = 2x + 1`, `S_{MBCN}:S = 7:32`: names, no arithmetic
@@ -133,7 +134,8 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
     truth's) is beyond what may be evaluated (`bounds.tame`)."""
     if _normalize_text(candidate) == _normalize_text(truth):
         return True
-    candidate, truth = box_content(candidate), box_content(_boxed_answer(truth))  # `6 \text{ and } 8` is `6, 8`
+    # `6 \text{ and } 8` is `6, 8`; a worked solution is its boxed answer
+    candidate, truth = box_content(candidate), box_content(_boxed_answer(truth))
     truth = _truth_in_form(truth, candidate)
     candidate = _as_written_math(candidate, truth)
     if _normalize_text(candidate) == _normalize_text(truth):
@@ -162,6 +164,8 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
         return matrices_equal(rows, expected_rows, same)
     if (listed := lists_equal(candidate, truth, same)) is not None:
         return listed
+    if not _RELATION.search(candidate + truth) and has_variable(candidate) != has_variable(truth):
+        return False  # an expression in unknowns is no number (decided without a parse: milliseconds)
     fast = fast_equation_equivalent(candidate, truth) if "=" in truth else fast_equivalent(candidate, truth)
     if fast is not None:
         return fast

@@ -43,3 +43,24 @@ def _math_like(text: str) -> bool:
     (math-verify can spend its whole timeout on `((((((...`, and milliseconds on any sentence)."""
     plain = re.sub(r"\\(?:begin|end)\{\w+\*?\}|\\[A-Za-z]+", "", text)  # `\\begin{pmatrix}` is no prose
     return len(text) <= 200 and sum(text.count(b) for b in "([{") <= 24 and not _WORDY.search(plain)
+
+
+_GREEK = (
+    "alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa|lambda|mu|nu|xi|rho"
+    "|sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Phi|Psi|Omega"
+)
+_GREEK_LETTER = re.compile(rf"\\(?:{_GREEK})(?![A-Za-z])")
+_TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|textrm|operatorname|mbox)\s*\{[^{}]*\}")
+_COMMAND = re.compile(r"\\(?:begin|end)\s*\{\w+\*?\}|\\[A-Za-z]+")
+_KNOWN_NAME = re.compile(
+    r"(?<![A-Za-z])(?:(?:arc)?(?:sin|cos|tan|sec|csc|cot)h?|log|ln|exp|sqrt|pi|e|i|inf|infty|infinity)(?![A-Za-z])"
+)
+
+
+def has_variable(text: str) -> bool:
+    """Whether mathematics names an unknown, a letter standing alone (`x`, `2T`, `\\theta`), not only
+    numbers, constants and functions (`\\arcsin(\\frac{1}{\\sqrt5})`, `2\\pi`, `e^2`); words (`or`,
+    `cm`) and text in `\\text{}` are no unknowns."""
+    text = _GREEK_LETTER.sub(" v ", _TEXT_WRAPPER.sub(" ", text))
+    text = _KNOWN_NAME.sub(" ", _COMMAND.sub(" ", text))
+    return bool(re.search(r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])", text))
