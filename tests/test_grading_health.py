@@ -151,18 +151,20 @@ def test_health_counts_every_kind_per_arm() -> None:
     rows[1].update(NOT_READ, ambiguity=SEVERAL_OPTIONS)
     rows[2].update(NOT_READ, ambiguity=UNREADABLE)
     rows[3].update(CUT_OFF)
-    rows[4].update(grader=JUDGE, method=JUDGE)
+    rows[4].update(grader=JUDGE, method=JUDGE, ambiguity=NONE_FOUND)  # the judge read what the rules did not
+    # the judge was asked and found nothing either: none found
+    rows[5].update(scores={"isodyn": NOT_READ, JUDGE: {**NOT_READ, "method": JUDGE}}, **NOT_READ)
     rows.append(row("m", 0, 0, True, modality="latex"))
     rows.append({**row("m", 1, 0, True), "reason": "error:timeout", "correct": None})  # not graded
-    marks = [Mark("m", "zeroshot", "image", "seed005", 0, 0, True),
+    marks = [Mark("m", "zeroshot", "image", "seed006", 0, 0, True),
              Mark("m", "zeroshot", "image", "seed009", 0, 0, False)]  # fmt: skip
     health = grading_health(frame_of(rows), marks)
-    assert health[("m", "zeroshot", "image")] == Health(10, 0.1, 0.2, 0.1, 0.1, 0.2)
+    assert health[("m", "zeroshot", "image")] == Health(10, 0.2, 0.2, 0.1, 0.1, 0.2)
     assert health[("m", "zeroshot", "latex")] == Health(1, 0.0, 0.0, 0.0, 0.0, 0.0)
     table = health_table(health)
     assert list(table.columns) == ["model", "strategy", "modality", "graded", "none found %",
                                    "ambiguous %", "truncated %", "by judge %", "marked %"]  # fmt: skip
-    assert table.iloc[0].tolist() == ["m", "zeroshot", "image", 10, "10.0", "20.0", "10.0", "10.0", "20.0"]
+    assert table.iloc[0].tolist() == ["m", "zeroshot", "image", 10, "20.0", "20.0", "10.0", "10.0", "20.0"]
 
 
 def test_every_report_shows_the_table_with_its_legend_and_the_caution() -> None:
@@ -175,7 +177,7 @@ def test_every_report_shows_the_table_with_its_legend_and_the_caution() -> None:
                         "| by judge % | marked % |")  # fmt: skip
     assert table[2].startswith("| clean | zeroshot | image | 200 | 0.0 |")
     after_table = section.split(table[-1], 1)[1]
-    assert "none found: the rules read no answer" in after_table  # the legend, under the table
+    assert "none found: the rules read no answer, nor did a judge" in after_table  # the legend, under it
     assert "the difference may come from grading" in markdown.split("## Legend")[0]  # in the findings
     html = render_html(content)
     assert "<h2>Grading health</h2>" in html and "none found: the rules read no answer" in html

@@ -28,8 +28,9 @@ _CELL = [*ARM, Column.seed_id, Column.variant, Column.repeat]  # a mark's key, i
 _FLAGS = ("none_found", "ambiguous", "truncated", "judge", "marked")
 
 LEGEND = (
-    "Shares of each arm's graded cells, in %. none found: the rules read no answer (counted wrong); "
-    "ambiguous: several options, several values, or an answer that cannot be read; truncated: the "
+    "Shares of each arm's graded cells, in %. none found: the rules read no answer, nor did a judge "
+    "(counted wrong); ambiguous: several options, several values, or an answer that cannot be read "
+    "(not decided by a judge); truncated: the "
     "reply was cut off at the token limit (not read, counted wrong); by judge: the judge's reading is "
     "the verdict; marked: a person marked the verdict in exp view."
 )
@@ -59,12 +60,15 @@ def _marked(graded: pd.DataFrame, marks: Iterable[Mark]) -> pd.Series:
 def _flags(graded: pd.DataFrame, marks: Iterable[Mark] = ()) -> pd.DataFrame:
     """Per graded cell, whether its verdict is each kind `Health` counts."""
     ambiguity = graded[Column.ambiguity]
+    # a cell the judge decided keeps the rules' ambiguity beside the judge's verdict: it was read
+    judge = graded[Column.grader] == JUDGE if Column.grader in graded else pd.Series(False, graded.index)
+    ambiguous = ambiguity.isin(AMBIGUOUS) | ambiguity.str.startswith("ambiguous", na=False)
     return pd.DataFrame(
         {
-            "none_found": ambiguity == NONE_FOUND,
-            "ambiguous": ambiguity.isin(AMBIGUOUS) | ambiguity.str.startswith("ambiguous", na=False),
+            "none_found": (ambiguity == NONE_FOUND) & ~judge,
+            "ambiguous": ambiguous & ~judge,
             "truncated": ambiguity == TRUNCATED,
-            "judge": graded[Column.grader] == JUDGE if Column.grader in graded else False,
+            "judge": judge,
             "marked": _marked(graded, marks),
         },
         index=graded.index,

@@ -61,8 +61,9 @@ def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> lis
         if config and key in config:
             value = config[key]
             facts.append((key, ", ".join(map(str, value)) if isinstance(value, list) else str(value)))
-    counts = ("cells", "calls_made", "cache_hits", "cost_usd", "skipped", "errors", "extraction_failed")
-    for key in (*counts, "truncated"):
+    counts = ("cells", "calls_made", "cache_hits", "cost_usd", "skipped", "errors", "extraction_failed",
+              "truncated", "judged", "decided_by_judge")  # fmt: skip
+    for key in counts:
         if summary and key in summary:
             facts.append((key, str(summary[key])))
     if summary and summary.get("not_renderable"):
