@@ -113,9 +113,8 @@ def _boxed_answer(truth: str) -> str:
     one its last "The final answer is $...$" states (Minerva's)."""
     if "\\boxed" in truth or "\\fbox" in truth:
         return last_boxed(truth) or truth
-    if len(truth) > 80 and (finals := _FINAL_ANSWER.findall(truth)):
-        return finals[-1].strip()
-    return truth
+    finals: list[str] = _FINAL_ANSWER.findall(truth) if len(truth) > 80 else []
+    return finals[-1].strip() if finals else truth
 
 
 def _truth_in_form(truth: str, candidate: str) -> str:
