@@ -96,3 +96,39 @@ def grade_source(name: str, workers: int = 2) -> dict[str, Graded]:
     with ProcessPoolExecutor(workers) as pool:
         shares = pool.map(_grade_share, [(name, k, workers) for k in range(workers)])
         return {g.id: g for share in shares for g in share}
+
+
+@dataclass(frozen=True)
+class HandLabel:
+    """A row read by hand, blind to every verdict (tests/corpus/real/READING_GUIDE.md)."""
+
+    verdict: str  # correct, wrong or none
+    answer: str
+    reader: str
+    note: str
+
+
+@cache
+def load_labels() -> dict[str, HandLabel]:
+    """labels.tsv: id, verdict, committed answer, reader, note (one row a line, tab-separated)."""
+    path = HERE / "labels.tsv"
+    if not path.exists():
+        return {}
+    found = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            row_id, verdict, answer, reader, note = (line.split("\t") + [""] * 5)[:5]
+            found[row_id] = HandLabel(verdict, answer, reader, note)
+    return found
+
+
+def expected_correct(row: Row, labels: dict[str, HandLabel]) -> bool | None:
+    """The hand-read verdict where a reader read the row, else the benchmark's own label."""
+    read = labels.get(row.id)
+    return read.verdict == "correct" if read is not None else row.label
+
+
+def commits(row: Row, labels: dict[str, HandLabel]) -> bool:
+    """The reply commits to an answer: read so by hand, or unread (nobody said it does not)."""
+    read = labels.get(row.id)
+    return read is None or read.verdict != "none"

@@ -3,10 +3,14 @@
     python tests/corpus/sources/report.py                 # a Markdown table per source
     python tests/corpus/sources/report.py --misses mmlu_pro --limit 20
 
-Columns, of the rows with a label: agree (isodyn's verdict equals the label), none found, wrong clear
-(an answer was read and the verdict disagrees with the label), and on the rows the label calls right,
-the share isodyn calls right. Dev sources get a row per model; the transfer source (TRANSFER) only its
-aggregate, and `--misses` refuses it (exit 2): its replies are not read while developing rules.
+Columns: rows read by hand (blind to every verdict; labels.tsv), verdicts right against the expected
+verdict (hand-read where read, else the benchmark's label), none found of the rows that commit to an
+answer (hand-read correct or wrong, or unread), and wrong clear (an answer read, the verdict not the
+expected one); then, of the rows with a benchmark label: agree (isodyn's verdict equals the label),
+none found, wrong clear (an answer was read and the verdict disagrees with the label), and on the
+rows the label calls right, the share isodyn calls right. Dev sources get a row per model; the
+transfer source (TRANSFER) only its aggregate, and `--misses` refuses it (exit 2): its replies are
+not read while developing rules.
 """
 
 from __future__ import annotations
@@ -18,19 +22,41 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from corpus.sources import Graded, Row, grade_source, load_source, sources, transfer_source
+from corpus.sources import (
+    Graded,
+    Row,
+    commits,
+    expected_correct,
+    grade_source,
+    load_labels,
+    load_source,
+    sources,
+    transfer_source,
+)
 
 HEADER = (
-    "| {key} | rows | labelled | agree | none found | wrong clear | right when label right |\n"
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    "| {key} | rows | hand-read | right | none found (of rows that commit) | wrong clear | labelled "
+    "| agree with label | none found | wrong clear vs label | right when label right |\n"
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 )
 
 
 def tally(rows: list[Row], graded: dict[str, Graded]) -> Counter:
+    """Against the expected verdict (hand-read where read, else the label) and against the label."""
+    labels = load_labels()
     c: Counter = Counter()
     for row in rows:
         found = graded[row.id]
         c["rows"] += 1
+        c["read"] += row.id in labels
+        expected = expected_correct(row, labels)
+        if expected is not None:
+            c["expected"] += 1
+            c["right"] += found.correct == expected
+            c["wrong_clear_expected"] += found.found and found.correct != expected
+            if commits(row, labels):
+                c["commits"] += 1
+                c["none_committing"] += not found.found
         if row.label is None:
             continue
         c["labelled"] += 1
@@ -48,9 +74,11 @@ def _share(part: int, whole: int) -> str:
 
 
 def table_row(name: str, c: Counter) -> str:
-    n = c["labelled"]
+    n, e = c["labelled"], c["expected"]
     return (
-        f"| {name} | {c['rows']} | {n} | {_share(c['agree'], n)} | {_share(c['none'], n)} "
+        f"| {name} | {c['rows']} | {c['read']} | {_share(c['right'], e)} "
+        f"| {_share(c['none_committing'], c['commits'])} | {_share(c['wrong_clear_expected'], e)} "
+        f"| {n} | {_share(c['agree'], n)} | {_share(c['none'], n)} "
         f"| {_share(c['wrong_clear'], n)} | {_share(c['right_when_right'], c['label_right'])} |"
     )
 
