@@ -129,6 +129,8 @@ FLOAT_CASES = [  # (candidate, truth, verdict) for a float answer
     (r"$\frac{1}{3} \textbf{meters}$", "1/3", True),
     (r"$\frac{1}{3} \text{meters}$", "1/4", False),
     ("80 km", "80", True),
+    (r"Answer \( (9+1) \)", "10", True),  # a label before the value
+    ("Answer: 12", "12", True),
 ]
 
 

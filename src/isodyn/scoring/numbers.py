@@ -70,6 +70,8 @@ _UNIT_WORD = re.compile(
 _MATH_WORDS = {"pi", "sqrt", "e", "i", "π", "frac", "x", "y"}
 _APPROX_WORDS = re.compile(r"^(?:approximately|approx\.?|about|around|roughly|nearly|circa|~)\s*", re.I)
 _PROSE_PREFIX = re.compile(r"^[A-Za-z][A-Za-z ]*?\s(?:is|are|was|equals)\s+(?=[-+.\d\\(√π])")
+# a label before the value: `Answer: 10`, `Answer \( (9+1) \)`
+_ANSWER_LABEL = re.compile(r"^(?:final\s+)?answer\s*:?\s+(?=[-+.\d\\(√π$])", re.I)
 _UNICODE_SQRT = re.compile(r"√\s*(?:\{([^{}]*)\}|\(([^()]*)\)|(\d+(?:\.\d+)?|[A-Za-z]))")
 _IDENTIFIER = re.compile(r"\s*(?:[A-Za-z][A-Za-z0-9_{}\\ ()']*)?\s*")
 _PERCENT_WORD = re.compile(r"\s*(?:per\s?cent(?:age)?|percentage(?:\s+points?)?|pct)\.?$", re.I)
@@ -77,7 +79,7 @@ _SEVERAL = re.compile(r"\d\s*(?:,|;|\bor\b|\band\b)\s*[-+]?\.?\d")
 
 
 def _strip_wrappers(text: str) -> str:
-    text = unicode_math(text).replace("\\$", "").replace("$", "")
+    text = _ANSWER_LABEL.sub("", unicode_math(text).strip()).replace("\\$", "").replace("$", "")
     text = _unwrap(text).replace("−", "-").replace("≈", "=").replace("\\approx", "=")
     text = re.sub(
         r"\\(?:text|mathrm|textrm|textnormal|textbf|textit|mbox|operatorname)\{([^{}]*)\}", r" \1", text
