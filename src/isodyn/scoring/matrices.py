@@ -36,7 +36,7 @@ def matrix_rows(text: str) -> Rows | None:
         return None
     if not rows or len({len(row) for row in rows}) != 1 or any(not cell for row in rows for cell in row):
         return None
-    return rows
+    return rows if len(rows) * len(rows[0]) > 1 else None  # `[[12]]` is a wrapped answer, no matrix
 
 
 def as_brackets(rows: Rows) -> str | None:
