@@ -189,3 +189,20 @@ def test_a_small_limit_under_chain_of_thought_is_warned_before_the_run(words) ->
     assert small_limit_warning(plan_experiment(parse_overrides([*base, "max_tokens=512"]))) is None
     sc = small_limit_warning(plan_experiment(parse_overrides([*base, "strategies=sc@3", "max_tokens=1024"])))
     assert sc is not None and "sc@3" in sc
+
+
+def test_a_batch_item_cut_off_is_truncated_too(words, monkeypatch) -> None:
+    from isodyn.experiments import batch
+
+    monkeypatch.setattr(batch, "POLL", batch.PollTiming(first_s=0.01, growth=2.0, max_s=0.05))
+    chosen = [w for w in words if not w.startswith("models=")]
+    with OpenAIStub(planted) as stub:
+        done = run([*chosen, "models=openai/gpt-4o-mini", f"api_base={stub.base_url}", "batch=1"])
+        assert stub.requests == [] and len(stub.batches.items) == VARIANTS  # answered in a batch job
+    rows = by_variant(done.rows)
+    assert (rows[CUT]["reason"], rows[CUT]["finish_reason"], rows[CUT]["correct"]) == (
+        "truncated",
+        "length",
+        False,
+    )
+    assert all(rows[v]["correct"] and rows[v]["finish_reason"] == "stop" for v in set(rows) - {CUT})
