@@ -74,8 +74,8 @@ def run(
         typer.Argument(
             help="[STUDY.toml] key=value settings: models, strategies, modalities, seeds, variants, repeats, "
             "base_seed, temperature, max_tokens, api_base, api_key_env, describer, vision, concurrency, rpm, "
-            "tpm, max_retries, timeout, max_cost, dry_run, out, cache_dir, quiet, grader, batch, batch_size, "
-            "batch_wait, batch_fallback, shard",
+            "tpm, max_retries, timeout, max_cost, dry_run, out, cache_dir, quiet, grader, judge, batch, "
+            "batch_size, batch_wait, batch_fallback, shard",
             show_default=False,
         ),
     ] = None,
