@@ -237,3 +237,20 @@ def test_a_nested_list_is_not_double_bracketed() -> None:
 def test_json_with_latex_escapes_or_left_open_is_read(reply: str, truth: str, answer_type: str) -> None:
     graded = _read(reply, truth, answer_type, question="What is it?")
     assert graded.correct and graded.method.startswith("json")
+
+
+@pytest.mark.parametrize(
+    ("reply", "truth", "answer_type"),
+    [
+        ("Both roots work.\n\nSo the answer is \\boxed{5 \\text{ or } -25}.", "5or-25", "text"),
+        ("Checking both, the answer is [[-12 or 4]].", "4or-12", "text"),
+        ("Squaring the entries:\n\\[\\boxed{\\left[[1]\\right]}\\]", "1", "int"),
+        ("The product is\n\\[\\boxed{[357857]}\\]", "357857", "int"),
+    ],
+)
+def test_a_marked_answer_of_math_alone_is_read_whole(reply: str, truth: str, answer_type: str) -> None:
+    assert _read(reply, truth, answer_type).correct
+
+
+def test_an_interval_keeps_its_brackets() -> None:
+    assert not _read("So x lies in \\boxed{[1, 3]}.", "(1,3)", "text").correct

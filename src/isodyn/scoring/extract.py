@@ -106,10 +106,12 @@ def read_text(candidate: str, kind: str = WORD) -> tuple[str | None, str]:
         return (said[-1].strip(" .!"), CLEAR) if short else (read_shaped(said[-1], kind), CLEAR)
     if _EITHER.search(candidate) and not short:
         return None, SEVERAL_VALUES
+    # a candidate of math alone is the answer whole: a matrix, a set, "5 or -25", not its last group
+    whole = _wholly_math(candidate) and (short or candidate.count("=") <= 1)
     shaped = read_shaped(candidate, kind)
-    if shaped is not None and not (short and _wholly_math(candidate)):
+    if shaped is not None and not whole:
         return shaped, CLEAR
-    return (candidate, CLEAR) if short else (None, NONE_FOUND)
+    return (candidate, CLEAR) if short or whole else (None, NONE_FOUND)
 
 
 def _wholly_math(candidate: str) -> bool:
@@ -118,7 +120,12 @@ def _wholly_math(candidate: str) -> bool:
     return not prose and len(candidate) <= 120
 
 
-_MATH_WORDS = frozenset("sin cos tan cot sec csc log ln exp sqrt frac pi infty cup cap le ge neq".split())
+_MATH_WORDS = frozenset(
+    (
+        "sin cos tan cot sec csc log ln exp sqrt frac pi infty cup cap le ge neq "
+        "or and pmatrix bmatrix matrix"
+    ).split()
+)
 _EITHER = re.compile(r"\beither\b.*\bor\b|\bor\b.*\bdepending\b|\bdepends\b|\b(?:if|otherwise)\b", re.I)
 
 
@@ -131,6 +138,7 @@ _NO_ANSWER = re.compile(
 )
 
 
+_LONE_BRACKETED = re.compile(r"^\s*(?:\\left\[|\[)+\s*([^\[\],;\\]+?)\s*(?:\\right\]|\])+\s*$")
 _DENIAL = re.compile(r"^\W*(?:not|never|isn't|no\s+longer)\s", re.I)
 
 
@@ -143,6 +151,8 @@ def read_candidate(
     kind: str = WORD,
 ) -> tuple[str | None, str]:
     candidate = double_bracketed(candidate) or candidate  # "the answer is [[12]]", `\boxed{[[12]]}`
+    if answer_type in (AnswerType.FLOAT, AnswerType.INT) and (lone := _LONE_BRACKETED.match(candidate)):
+        candidate = lone.group(1)  # `\boxed{[3]}`, `\left[[1]\right]`: one value in brackets
     if _NO_ANSWER.match(LATEX_WORDS.sub(r"\1", candidate)):
         return None, UNREADABLE  # "N/A", "\\text{cannot be determined}": the reply declines
     if answer_type is AnswerType.MULTIPLE_CHOICE:
