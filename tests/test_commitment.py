@@ -254,3 +254,22 @@ def test_a_marked_answer_of_math_alone_is_read_whole(reply: str, truth: str, ans
 
 def test_an_interval_keeps_its_brackets() -> None:
     assert not _read("So x lies in \\boxed{[1, 3]}.", "(1,3)", "text").correct
+
+
+LABELS_SHUFFLED = ("D", "B", "A", "C")  # options that are labels in a picture, in shuffled order
+
+
+@pytest.mark.parametrize("reply", ["Answer: C", "C"])
+def test_a_bare_letter_that_is_also_another_options_label_is_ambiguous(reply: str) -> None:
+    graded = _read(reply, "D", "multiple_choice", LABELS_SHUFFLED)  # C by place is "A"; "C" by text is D
+    assert (graded.correct, graded.ambiguity) == (False, SEVERAL_OPTIONS)
+
+
+def test_a_letter_whose_option_is_its_own_label_is_clear() -> None:
+    graded = _read("Answer: B", "B", "multiple_choice", LABELS_SHUFFLED)
+    assert (graded.correct, graded.ambiguity) == (True, CLEAR)
+
+
+def test_lower_case_labels_leave_a_capital_letter_its_place() -> None:
+    graded = _read("C", "C", "multiple_choice", ("(e)", "(d)", "(b)", "(a)", "(c)"))
+    assert (graded.correct, graded.ambiguity) == (True, CLEAR)

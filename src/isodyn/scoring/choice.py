@@ -57,12 +57,28 @@ _LETTER_ALTERNATIVES = re.compile(
 )
 
 
+_BARE_LETTER = re.compile(r"^\W*\(?([A-Ja-j])\)?\W*$")
+
+
+def letter_or_label(candidate: str, choices: tuple[str, ...]) -> bool:
+    """A bare letter that names one option by its place and another by its text: options that are
+    labels in a picture (`D`, `B`, `(a)`, in shuffled order), where "C" may mean either."""
+    bare = _BARE_LETTER.match(strip_markup(candidate))
+    if bare is None:
+        return False
+    letter = bare.group(1)
+    if letter not in LETTERS[: len(choices)]:
+        return False  # a lower-case "c" is no place; labels are compared as written ("(c)" is not "C")
+    labels = [re.sub(r"[\s()\[\].$]", "", option) for option in choices]
+    return any(label == letter and LETTERS[i] != letter for i, label in enumerate(labels))
+
+
 def read_choice(candidate: str, choices: tuple[str, ...], question: str = "") -> tuple[str | None, str]:
     """The option a candidate commits to: the candidate itself when it is a letter or an option's
     text (`odd`, `(C) neither`), else the letter its meaning names."""
     candidate = clip(candidate)
-    if _LETTER_ALTERNATIVES.search(candidate):
-        return None, SEVERAL_OPTIONS  # "(A) or (C)", "B or D"
+    if _LETTER_ALTERNATIVES.search(candidate) or letter_or_label(candidate, choices):
+        return None, SEVERAL_OPTIONS  # "(A) or (C)", "B or D"; "C" when option D's text is "C"
     if choice_letter(candidate, choices) is not None:
         return candidate.strip(), CLEAR
     beyond = _LETTER_BEYOND.match(strip_markup(candidate))
@@ -146,6 +162,8 @@ def statement_choice(reply: str, choices: tuple[str, ...], question: str) -> tup
     short = bare_line(whole[0]) if len(whole) == 1 and yes_no_letters(choices) else len(whole) == 1
     # "(B) Does Linda's snowboard slide ... wax?": a lone line opening with a letter, of any length
     lettered = len(whole) == 1 and re.match(r"^\W*[(\[][A-J][)\]]", whole[0]) is not None
+    if short and letter_or_label(whole[0], choices):
+        return None, SEVERAL_OPTIONS
     letter = choice_letter(whole[0], choices) if short and (len(whole[0]) <= 60 or lettered) else None
     if letter is not None:
         return (whole[0] if bare_line(whole[0]) else letter), CLEAR

@@ -104,15 +104,17 @@ def misses(name: str, limit: int) -> int:
     if name not in sources():
         print(f"no source {name!r}; sources: {', '.join(sources())}", file=sys.stderr)
         return 2
-    graded = grade_source(name)
+    graded, labels = grade_source(name), load_labels()
     shown = 0
     for row in load_source(name):
-        found = graded[row.id]
-        if row.label is None or found.correct == row.label or shown >= limit:
+        found, expected = graded[row.id], expected_correct(row, labels)
+        if expected is None or found.correct == expected or shown >= limit:
             continue
         shown += 1
         tail = row.reply[-400:].replace("\n", "\\n")
-        print(f"## {row.id}\nlabel {row.label} | truth {row.truth!r} | type {row.answer_type} | "
+        read = labels.get(row.id)
+        by_hand = f" | read {read.verdict} {read.answer!r} ({read.note})" if read else ""
+        print(f"## {row.id}\nlabel {row.label}{by_hand} | truth {row.truth!r} | type {row.answer_type} | "
               f"isodyn {found.extracted!r} via {found.method} | bench {row.bench_answer!r}\n"
               f"choices {list(row.choices)}\n...{tail}\n")  # fmt: skip
     return 0
