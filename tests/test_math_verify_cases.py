@@ -95,7 +95,7 @@ BOX_READINGS = [
     (r"So $\boxed{3 \text{ and } 5}$.", "3, 5"),
     (r"$\boxed{11,\! 111,\! 100}$", "11,111,100"),
     (r"$\boxed{14{,}916}$", "14,916"),
-    (r"\boxed{\begin{pmatrix} 0 & 3 \\ 0 & -1 \end{pmatrix}}", "[[0, 3], [0, -1]]"),
+    (r"\boxed{\begin{pmatrix} 0 & 3 \\ 0 & -1 \end{pmatrix}}", "((0, 3), (0, -1))"),
     (r"$$\boxed{(2, 2)} \quad \text{and} \quad \boxed{(6, 2)}$$", "(2, 2), (6, 2)"),
     (r"\boxed{1}, \boxed{2}, \boxed{3}", "1, 2, 3"),
     (r"First \boxed{5}. Then, checking again, the answer is \boxed{6}", "6"),
@@ -170,6 +170,9 @@ TEXT_CASES = [  # (candidate, truth, verdict) for a text answer
     ("-2(x - 1)^2 + 5, 3(x + 2)^2 - 1", "y_{1}=-2 x^{2}+4 x+3, y_{2}=3 x^{2}+12 x+10", False),
     (r"p=-1,p=\frac{15}{8}", r"p = -1, p = \dfrac{15}{8}", True),
     ("[[0, 3], [0, -1]]", r"\begin{pmatrix} 0 & 3 \\ 0 & -1 \end{pmatrix}", True),
+    ("((0, 3), (0, -1))", r"\begin{pmatrix} 0 & 3 \\ 0 & -1 \end{pmatrix}", True),
+    (r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", "((1,2),(3,4))", True),  # KOR-Bench writes matrices so
+    (r"\begin{pmatrix} 1 & 2 \\ 4 & 3 \end{pmatrix}", "((1,2),(3,4))", False),
     (r"\begin{bmatrix}0 & 0 \\0 & 0\end{bmatrix}", r"\begin{pmatrix}0 & 0 \\0 & 0\end{pmatrix}", True),
     (
         r"\left[\begin{array}{cc}1 & 2 \\3 & 4\end{array}\right]",

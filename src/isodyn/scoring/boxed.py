@@ -7,7 +7,7 @@ by punctuation, spacing or a few words with "and". Boxes apart in the reasoning 
 last one is the answer. `box_content` reads what a box holds as plain text: a unit in a `\\text{}`
 wrapper after a number unwrapped (`80\\textnormal{ km}` is `80 km`), LaTeX spacing dropped, thousands
 written `11,\\! 111,\\! 100` or `14{,}916` joined, `6 \\text{ and } 8` as the list `6, 8`, matrices as
-`[[0, 3], [0, -1]]`.
+`((0, 3), (0, -1))`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from isodyn.scoring.matrices import as_brackets, matrix_rows
+from isodyn.scoring.matrices import as_tuples, matrix_rows
 
 _BOX_OR_BRACE = re.compile(r"\\(?:boxed|fbox)\s*\{|[{}]")
 
@@ -94,7 +94,7 @@ _LIST_AND = re.compile(r"(?<=[\d)\]])\s*,?\s+and\s+(?=\S)")  # `6 and 8`, `(5, 8
 def box_content(content: str) -> str:
     """What a box holds, as plain text (module docstring); other LaTeX (`\\textbf{(B)}`) as written."""
     if (rows := matrix_rows(content)) is not None:
-        return as_brackets(rows) or content
+        return as_tuples(rows) or content
     text = _THOUSANDS_MARK.sub(",", content).replace("\\!", "")
     text = _TEXT_AND.sub(" and ", _UNIT_TEXT.sub(r" \1", text))
     text = _SPACING.sub(" ", text).replace("$", " ")

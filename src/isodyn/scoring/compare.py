@@ -31,7 +31,7 @@ from isodyn.scoring.boxed import box_content, last_boxed
 from isodyn.scoring.fast_math import fast_equation_equivalent, fast_equivalent
 from isodyn.scoring.groups import _groups_equal, _symbolic_equal
 from isodyn.scoring.letters import _LETTERS, choice_letter, letters_mentioned, options_named, own_letter
-from isodyn.scoring.matrices import in_latex, matrices_equal, matrix_rows
+from isodyn.scoring.matrices import Rows, in_latex, matrices_equal, matrix_rows, written_as_matrix
 from isodyn.scoring.numbers import (
     DYNAMATH_ABS_TOLERANCE,
     NUMBER_WORDS,
@@ -134,7 +134,7 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
     if _normalize_text(candidate) == _normalize_text(truth):
         return True
     # `6 \text{ and } 8` is `6, 8`; a worked solution is its boxed answer
-    candidate, truth = box_content(candidate), box_content(_boxed_answer(truth))
+    candidate, truth = _as_plain(candidate), _as_plain(_boxed_answer(truth))
     truth = _truth_in_form(truth, candidate)
     candidate = _as_written_math(candidate, truth)
     if _normalize_text(candidate) == _normalize_text(truth):
@@ -159,8 +159,8 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
 
     if (groups := _groups_equal(candidate, truth, tolerance)) is not None:
         return groups
-    if (rows := matrix_rows(candidate)) is not None and (expected_rows := matrix_rows(truth)) is not None:
-        return matrices_equal(rows, expected_rows, same)
+    if (matrices := _matrices(candidate, truth)) is not None:
+        return matrices_equal(*matrices, same)
     if (listed := lists_equal(candidate, truth, same)) is not None:
         return listed
     if not _RELATION.search(candidate + truth) and has_variable(candidate) != has_variable(truth):
@@ -169,6 +169,20 @@ def text_equivalent(candidate: str, truth: str, tolerance: Tolerance = Tolerance
     if fast is not None:
         return fast
     return bounded_call(_symbolic_equal, in_latex(candidate), in_latex(truth), tolerance)
+
+
+def _as_plain(text: str) -> str:
+    """`box_content`'s reading, but a matrix stays in its own notation (for math-verify's parser)."""
+    return text if written_as_matrix(text) else box_content(text)
+
+
+def _matrices(candidate: str, truth: str) -> tuple[Rows, Rows] | None:
+    """Both as matrices when one is written as one (`\\begin{pmatrix}`, `[[1, 2], [3, 4]]`): nested
+    tuples alone (`((1,2),(3,4))` against `(1,2),(3,4)`) are compared as tuples, not as matrices."""
+    if not (written_as_matrix(candidate) or written_as_matrix(truth)):
+        return None
+    rows, expected = matrix_rows(candidate), matrix_rows(truth)
+    return None if rows is None or expected is None else (rows, expected)
 
 
 def is_correct(

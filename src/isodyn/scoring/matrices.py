@@ -1,6 +1,7 @@
 """Matrices as written: LaTeX (`\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}`, `bmatrix`, `matrix`,
-`\\left[\\begin{array}{cc} ... \\end{array}\\right]`) or nested brackets (`[[1, 2], [3, 4]]`), read as
-rows of cell texts (pure functions). A determinant (`vmatrix`) is a number, not a matrix: not read."""
+`\\left[\\begin{array}{cc} ... \\end{array}\\right]`) or nested brackets of two rows or more
+(`[[1, 2], [3, 4]]`, `((1, 2), (3, 4))`), read as rows of cell texts (pure functions). A determinant
+(`vmatrix`) is a number, not a matrix: not read."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ _ENVIRONMENT = re.compile(
     r"(?P<body>(?:(?!\\begin|\\end).)*)\\end\{(?P=kind)\}\s*(?:\\right\s*[\])]\s*)?$",
     re.DOTALL,
 )
-_NESTED = re.compile(r"^\s*\[\s*(\[[^\[\]]*\](?:\s*,\s*\[[^\[\]]*\])*)\s*\]\s*$")
+_NESTED = (
+    re.compile(r"^\s*\[\s*(\[[^\[\]]*\](?:\s*,\s*\[[^\[\]]*\])+)\s*\]\s*$"),
+    re.compile(r"^\s*\(\s*(\([^()]*\)(?:\s*,\s*\([^()]*\))+)\s*\)\s*$"),
+)
 _ROW_BREAK = re.compile(r"\\\\(?:\[[^\]]*\])?")
 
 Rows = tuple[tuple[str, ...], ...]
@@ -27,10 +31,10 @@ def matrix_rows(text: str) -> Rows | None:
     if match := _ENVIRONMENT.match(text):
         lines = [line for line in _ROW_BREAK.split(match.group("body")) if line.strip()]
         rows = tuple(tuple(cell.strip() for cell in line.split("&")) for line in lines)
-    elif match := _NESTED.match(text):
+    elif nested := next((m for m in (p.match(text) for p in _NESTED) if m), None):
         rows = tuple(
             tuple(cell.strip() for cell in row.split(","))
-            for row in re.findall(r"\[([^\[\]]*)\]", match.group(1))
+            for row in re.findall(r"[\[(]([^\[\]()]*)[\])]", nested.group(1))
         )
     else:
         return None
@@ -39,17 +43,23 @@ def matrix_rows(text: str) -> Rows | None:
     return rows if len(rows) * len(rows[0]) > 1 else None  # `[[12]]` is a wrapped answer, no matrix
 
 
-def as_brackets(rows: Rows) -> str | None:
-    """`[[1, 2], [3, 4]]`: a matrix in plain text, which the readers of an answer keep whole; None
-    when a cell holds a bracket or a comma (`\\sqrt[3]{x}`), which would not read back."""
-    if any(re.search(r"[\[\],]", cell) for row in rows for cell in row):
+def written_as_matrix(text: str) -> bool:
+    """Written in a matrix's own notation: a LaTeX environment or nested square brackets."""
+    return "\\begin" in text or text.lstrip().lstrip("$").lstrip().startswith("[[")
+
+
+def as_tuples(rows: Rows) -> str | None:
+    """`((1, 2), (3, 4))`: a matrix in plain text (as KOR-Bench writes one), which the readers of an
+    answer keep whole; None when a cell holds a bracket or a comma (`\\sqrt[3]{x}`), which would not
+    read back."""
+    if any(re.search(r"[\[\](),]", cell) for row in rows for cell in row):
         return None
-    return "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
+    return "(" + ", ".join("(" + ", ".join(row) + ")" for row in rows) + ")"
 
 
 def in_latex(text: str) -> str:
-    """A matrix written in brackets as LaTeX (`\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}`), for
-    math-verify's parser; any other text as it is."""
+    """A matrix written in brackets as LaTeX (`\\begin{pmatrix} 1 & 2 \\\\ 3 & 4
+    \\end{pmatrix}`), for math-verify's parser; any other text as it is."""
     if not text.lstrip().startswith("[[") or (rows := matrix_rows(text)) is None:
         return text
     return "\\begin{pmatrix}" + " \\\\ ".join(" & ".join(row) for row in rows) + "\\end{pmatrix}"
