@@ -273,3 +273,17 @@ def test_a_letter_whose_option_is_its_own_label_is_clear() -> None:
 def test_lower_case_labels_leave_a_capital_letter_its_place() -> None:
     graded = _read("C", "C", "multiple_choice", ("(e)", "(d)", "(b)", "(a)", "(c)"))
     assert (graded.correct, graded.ambiguity) == (True, CLEAR)
+
+
+def test_a_final_answer_after_the_boxes_is_the_last_commitment() -> None:
+    reply = ("Interest on the first CD: $\\boxed{200}$. On the second: $\\boxed{255}$, so she has $10,455. "
+             "Final Answer: The final answer is $10,455$. I hope it is correct.")  # fmt: skip
+    assert _read(reply, "10455", "int").correct
+
+
+def test_a_turn_the_model_invented_after_its_answer_is_not_read() -> None:
+    assert _read("So the ordered pair is $(7, 6)$. <|im_start|>user\nNow solve (2, 3)", "(7,6)", "text").correct
+
+
+def test_a_form_feed_is_read_as_the_frac_it_was() -> None:
+    assert _read("The answer is $\x0crac{7}{4}$.", "\\frac{7}{4}", "text").correct

@@ -46,6 +46,7 @@ from isodyn.scoring.ambiguity import (
     Extraction,
 )
 from isodyn.scoring.asked import asked_text, question_numbers, spelled_out
+from isodyn.scoring.boxed import last_boxed
 from isodyn.scoring.choice import LEADING_LETTER, NEGATED_WORD, option_reading, read_choice, statement_choice
 from isodyn.scoring.compare import choice_letter, letters_mentioned, options_named
 from isodyn.scoring.focus import (
@@ -64,12 +65,20 @@ from isodyn.scoring.marks import (
     double_bracketed,
     empty_final_box,
     is_refusal,
-    last_boxed,
     leading_line,
+    marked_after_boxes,
     without_code,
 )
 from isodyn.scoring.options import LETTERS, option_signature, read_statement, tokens
-from isodyn.scoring.text import bounded, clauses, clip, sentences, strip_markup
+from isodyn.scoring.text import (
+    MAX_CANDIDATE_CHARS,
+    as_written,
+    bounded,
+    clauses,
+    clip,
+    sentences,
+    strip_markup,
+)
 from isodyn.scoring.text_answers import NUMBER as NUMBER_KIND
 from isodyn.scoring.text_answers import TIME, WORD, YES_NO, read_shaped, times_in, truth_kind
 from isodyn.scoring.values import LATEX_WORDS, read_number
@@ -174,22 +183,27 @@ def _explicit(reply: str) -> list[tuple[str, str]]:
     answer, method = json_answer(reply)
     if answer is not None:
         found.append((method, answer))
-    if (boxed := last_boxed(reply)) is not None:
-        found.append(("boxed", boxed))
+    boxed: list[tuple[str, str]] = []
+    if (box := last_boxed(reply)) is not None:
+        boxed.append(("boxed", box))
     if (bracketed := double_bracketed(reply)) is not None:
-        found.append(("bracketed", bracketed))
+        boxed.append(("bracketed", bracketed))
     marked = answer_lines(reply)
+    lines: list[tuple[str, str]]
     distinct = {line.strip().rstrip(".").casefold() for line in marked if not line.startswith(HEADING_BLOCK)}
     if len(distinct) >= 3:  # "The answer is 1. The answer is 2. ..."
-        found.append(("answer_line", " or ".join(m for m in marked if not m.startswith(HEADING_BLOCK))))
+        lines = [("answer_line", " or ".join(m for m in marked if not m.startswith(HEADING_BLOCK)))]
     else:
-        found.extend(("answer_line", line) for line in reversed(marked))
-    return found
+        lines = [("answer_line", line) for line in reversed(marked)]
+    # the last commitment counts: "... \\boxed{255} ... Final Answer: The final answer is $10,455$."
+    return found + (lines + boxed if marked_after_boxes(reply) else boxed + lines)
 
 
 _YES_NO_OPTIONS = ("Yes", "No")
 # a model's end-of-text token left in its reply ("1.</s>")
 _SPECIAL_TOKENS = re.compile(r"</s>|<\|(?:endoftext|im_end|eot_id|end)\|>|<eos>|<end_of_turn>")
+# a model's start-of-turn token: what follows is a turn it invented, not its answer
+_NEXT_TURN = re.compile(r"<\|(?:im_start|start_header_id)\|>|<start_of_turn>")
 
 
 def extract_answer(
@@ -203,7 +217,8 @@ def extract_answer(
     """Run the cascade (module docstring) on any input: a non-string or empty reply finds nothing.
     `truth` is read only for its shape (a clock time, a pair, yes/no), which says what a text answer
     looks like; its value never steers the extraction."""
-    text = _SPECIAL_TOKENS.sub("", bounded(reply))
+    text = _NEXT_TURN.split(bounded(reply), maxsplit=1)[0]
+    text = as_written(_SPECIAL_TOKENS.sub("", text))
     if not text.strip():
         return Extraction.nothing()
     question = asked_text(question)
@@ -311,6 +326,14 @@ def _loop_agrees(
     return len(readings) == 1
 
 
+def _tail(sentence: str) -> str:
+    """The last MAX_CANDIDATE_CHARS of a sentence, starting outside any `$...$` formula."""
+    cut = max(len(sentence) - MAX_CANDIDATE_CHARS, 0)
+    if sentence.count("$", 0, cut) % 2:  # the cut falls inside a formula: start after it
+        cut = sentence.find("$", cut) + 1
+    return sentence[cut:]
+
+
 def _stated_value(
     text: str, answer_type: AnswerType, question: str, percent_question: bool, kind: str
 ) -> Extraction:
@@ -323,12 +346,14 @@ def _stated_value(
     final = statements[-1] if statements else None
     ambiguous = None
     given = question_numbers(question)
-    for sentence in ranked:
+    for stated_sentence in ranked:
+        # a run-on "sentence" of working (formulas with no full stop between) states its result last
+        sentence = _tail(stated_sentence)
         if numeric:
             answer, ambiguity = read_number(spelled_out(sentence, question), percent_question, given=given)
         else:
             answer, ambiguity = read_text(sentence, kind)
-        method = ("last_number" if numeric else "last_sentence") if sentence == final else "statement"
+        method = ("last_number" if numeric else "last_sentence") if stated_sentence == final else "statement"
         if answer is not None:
             return Extraction(answer, method, ambiguity)
         if ambiguity != NONE_FOUND and ambiguous is None:

@@ -44,7 +44,7 @@ from isodyn.scoring.extract import (
 )
 from isodyn.scoring.json_answer import JSON_FAILURES, strict_json_answer
 from isodyn.scoring.scale import REPLY_SCALE, question_scale, readings
-from isodyn.scoring.text import bounded
+from isodyn.scoring.text import as_written, bounded
 
 DEFAULT_GRADER = "isodyn"  # an answer was found but cannot be read as the answer type
 
@@ -131,8 +131,8 @@ def _scaled_verdict(answer: str, question: Question) -> bool | None:
     (`scale.readings`): right when one of its readings is."""
 
     def verdict(candidate: str) -> bool | None:
-        asked = question
-        return is_correct(candidate, asked.truth, asked.answer_type, asked.choices, asked.tolerance,
+        asked, truth = question, as_written(question.truth)
+        return is_correct(candidate, truth, asked.answer_type, asked.choices, asked.tolerance,
                           asked.percent_question)  # fmt: skip
 
     numeric = question.answer_type in (AnswerType.FLOAT, AnswerType.INT)

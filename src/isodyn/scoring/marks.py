@@ -12,24 +12,6 @@ from isodyn.scoring.text import MAX_CANDIDATE_CHARS, lines, sentences, strip_mar
 
 # ---- where an answer stands ------------------------------------------------------------------------
 
-_BOX_OR_BRACE = re.compile(r"\\(?:boxed|fbox)\s*\{|[{}]")
-
-
-def last_boxed(reply: str) -> str | None:
-    """Content of the last non-empty `\\boxed{...}` (or `\\fbox{...}`), nested braces allowed; one
-    pass over the braces, so unclosed boxes cost nothing extra. See `empty_final_box`."""
-    stack: list[int | None] = []  # for each open brace: where its box's content starts, or None
-    found = None
-    for match in _BOX_OR_BRACE.finditer(reply):
-        token = match.group()
-        if token == "}":
-            if stack and (start := stack.pop()) is not None:
-                found = reply[start : match.start()].strip() or found
-        else:
-            stack.append(match.end() if token != "{" else None)
-    return found
-
-
 _CODE_BLOCK = re.compile(r"^[ \t]*(```|~~~)(?!\s*json)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S | re.I)
 
 
@@ -242,3 +224,18 @@ def double_bracketed(text: str) -> str | None:
     """The content of the last `[[...]]` in a text, if any."""
     found = [m.group(1).strip() for m in _DOUBLE_BRACKETS.finditer(text)]
     return found[-1] if found and found[-1] else None
+
+
+_FINAL_MARKER = re.compile(r"\bfinal\s+answer\b|\bthe\s+answer\s+is\b", re.I)
+_BOX_OPENING = re.compile(r"\\(?:boxed|fbox)\s*\{|\[\[")
+
+
+def marked_after_boxes(reply: str) -> bool:
+    """The reply marks an answer ("Final Answer: The final answer is ...") after its last box: boxes
+    before it held intermediate results."""
+    boxes = [m.start() for m in _BOX_OPENING.finditer(reply)]
+    if not boxes:
+        return False
+    tail = reply[boxes[-1] :]
+    after = tail[tail.find("}") + 1 :] if "}" in tail else ""
+    return _FINAL_MARKER.search(after) is not None

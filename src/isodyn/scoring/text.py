@@ -99,3 +99,12 @@ def unicode_math(text: str) -> str:
     """`x²` as `x^{2}`, `10⁻³` as `10^{-3}`, `−` `×` `·` as `-` `*` `*`."""
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + m.group().translate(_SUPERSCRIPT) + "}", text)
     return text.replace("−", "-").replace("×", "*").replace("·", "*").replace("∙", "*")
+
+
+_FORM_FEED = re.compile(r"\\?\x0c")
+
+
+def as_written(text: str) -> str:
+    """A form feed read back as the `\\f` it was: what `\\frac` becomes when a reply (or a truth) went
+    through a JSON or Python string decoder."""
+    return _FORM_FEED.sub(r"\\f", text) if "\x0c" in text else text

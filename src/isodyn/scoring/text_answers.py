@@ -17,7 +17,9 @@ TIME, YES_NO, NUMBER, EQUATION, COLLECTION, EXPRESSION, WORD = (
 
 _CLOCK = re.compile(r"^\s*\d{1,2}\s*:\s*\d{1,2}(?:\s*(?:am|pm|a\.m\.|p\.m\.))?\s*$", re.IGNORECASE)
 _NUMBER = re.compile(r"^\s*[-+−]?\d+(?:\.\d+)?\s*$")
-_BRACKETED = re.compile(r"^\s*[\[({].*[,;].*[\])}]\s*$|.*\\(?:le|ge|leq|geq|neq)\b|.*[<>≤≥≠]", re.DOTALL)
+_BRACKETED = re.compile(
+    r"^\s*[\[({].*[,;].*[\])}]\s*$|.*\\(?:le|ge|leq|geq|neq|ne|lt|gt)\b|.*[<>≤≥≠]|.*!=", re.DOTALL
+)
 
 
 def truth_kind(truth: str) -> str:
@@ -98,8 +100,8 @@ _GROUP = re.compile(r"[\[(\{][^\[\](){}]*?[,;][^\[\](){}]*?[\])\}]")
 _INTERVAL = r"[\[(][^\[\]()]*?,[^\[\]()]*?[\])]"
 _UNION = re.compile(rf"(?:{_INTERVAL}\s*(?:∪|\\cup|U)\s*)+{_INTERVAL}")
 _INEQUALITY = re.compile(
-    r"(?:[-+−]?\d+(?:\.\d+)?\s*(?:<|>|≤|≥|\\le|\\ge|\\leq|\\geq|<=|>=)\s*)?[a-z]\s*(?:<|>|≤|≥|≠|\\le|\\ge|\\leq|\\geq"
-    r"|\\neq|<=|>=|!=)\s*[-+−]?\d+(?:\.\d+)?"
+    r"(?:[-+−]?\d+(?:\.\d+)?\s*(?:<|>|≤|≥|\\le|\\ge|\\leq|\\geq|\\lt|\\gt|<=|>=)\s*)?[a-z]\s*"
+    r"(?:<=|>=|!=|<|>|≤|≥|≠|\\leq|\\geq|\\le|\\ge|\\lt|\\gt|\\neq|\\ne)\s*[-+−]?\d+(?:\.\d+)?"
 )
 _PAIR_EQUATIONS = re.compile(r"\bx\s*=\s*([-+−]?[\d./]+)\s*(?:,|and|;)\s*y\s*=\s*([-+−]?[\d./]+)")
 _MATH_TOKEN = re.compile(
