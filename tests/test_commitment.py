@@ -282,7 +282,8 @@ def test_a_final_answer_after_the_boxes_is_the_last_commitment() -> None:
 
 
 def test_a_turn_the_model_invented_after_its_answer_is_not_read() -> None:
-    assert _read("So the ordered pair is $(7, 6)$. <|im_start|>user\nNow solve (2, 3)", "(7,6)", "text").correct
+    reply = "So the ordered pair is $(7, 6)$. <|im_start|>user\nNow solve (2, 3)"
+    assert _read(reply, "(7,6)", "text").correct
 
 
 def test_a_form_feed_is_read_as_the_frac_it_was() -> None:
