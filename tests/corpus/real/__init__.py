@@ -114,6 +114,7 @@ class Graded:
     found: bool  # an answer was read (reason ok)
     extracted: str | None
     method: str
+    seconds: float = 0.0  # time to grade it, where measured (tests/corpus/sources)
 
 
 def grade_row(row: RealReply) -> Graded:

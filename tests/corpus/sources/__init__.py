@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from corpus.real import Graded
+
 HERE = Path(__file__).parent
 
 
@@ -32,16 +34,6 @@ class Row:
     reply: str
     label: bool | None  # the benchmark's own verdict
     bench_answer: str | None  # the benchmark's own extraction, where it records one
-
-
-@dataclass(frozen=True)
-class Graded:
-    id: str
-    correct: bool
-    found: bool  # an answer was read (reason ok)
-    extracted: str | None
-    method: str
-    seconds: float
 
 
 def sources() -> dict[str, dict]:
