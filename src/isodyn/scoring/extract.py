@@ -196,7 +196,7 @@ def _explicit(reply: str) -> list[tuple[str, str]]:
     else:
         lines = [("answer_line", line) for line in reversed(marked)]
     # the last commitment counts: "... \\boxed{255} ... Final Answer: The final answer is $10,455$."
-    return found + (lines + boxed if marked_after_boxes(reply) else boxed + lines)
+    return found + (lines + boxed if boxed and marked_after_boxes(reply) else boxed + lines)
 
 
 _YES_NO_OPTIONS = ("Yes", "No")
@@ -392,8 +392,10 @@ def _read_leading(
         if answer_type is AnswerType.MULTIPLE_CHOICE:  # "Winner: Black" says "the winner is Black"
             value = first[label.end() :]
             found = _read_leading(value, answer_type, choices, question, percent_question, kind)
+            if found[0] is not None:
+                return found
             said = read_choice(f"The {label.group(1)} is {value}", choices, question)
-            return found if found[0] is not None else (said if said[1] == CLEAR else (None, NONE_FOUND))
+            return said if said[1] == CLEAR else (None, NONE_FOUND)
         first = first[label.end() :]  # "- **Non-red marbles: 12**" closes a list with its answer
     if answer_type is not AnswerType.MULTIPLE_CHOICE and not bare_line(first, 2):
         return None, NONE_FOUND  # "The clock shows 7:45." observes; a bare value answers

@@ -130,8 +130,10 @@ def _scaled_verdict(answer: str, question: Question) -> bool | None:
     """`is_correct`, a numeric answer read in the question's unit of scale ("in millions") as well
     (`scale.readings`): right when one of its readings is."""
 
+    truth = as_written(question.truth)
+
     def verdict(candidate: str) -> bool | None:
-        asked, truth = question, as_written(question.truth)
+        asked = question
         return is_correct(candidate, truth, asked.answer_type, asked.choices, asked.tolerance,
                           asked.percent_question)  # fmt: skip
 

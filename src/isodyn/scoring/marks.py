@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from isodyn.scoring.boxed import boxes
 from isodyn.scoring.focus import (
     CHECK,
 )
@@ -227,15 +228,10 @@ def double_bracketed(text: str) -> str | None:
 
 
 _FINAL_MARKER = re.compile(r"\bfinal\s+answer\b|\bthe\s+answer\s+is\b", re.I)
-_BOX_OPENING = re.compile(r"\\(?:boxed|fbox)\s*\{|\[\[")
 
 
 def marked_after_boxes(reply: str) -> bool:
-    """The reply marks an answer ("Final Answer: The final answer is ...") after its last box: boxes
-    before it held intermediate results."""
-    boxes = [m.start() for m in _BOX_OPENING.finditer(reply)]
-    if not boxes:
-        return False
-    tail = reply[boxes[-1] :]
-    after = tail[tail.find("}") + 1 :] if "}" in tail else ""
-    return _FINAL_MARKER.search(after) is not None
+    """The reply marks an answer ("Final Answer: The final answer is ...") after its last box or
+    `[[...]]`: the boxes before it held intermediate results."""
+    ends = [box.end for box in boxes(reply)] + [m.end() for m in _DOUBLE_BRACKETS.finditer(reply)]
+    return bool(ends) and _FINAL_MARKER.search(reply, max(ends)) is not None

@@ -47,8 +47,10 @@ def reply_scale(answer: str) -> float | None:
 
 
 def readings(value: float, answer: str, question: str) -> tuple[float, ...]:
-    """The amounts, in the question's unit, that an answer of this value can mean: with its own scale
-    word, exactly one; without, the value as written and the value read in full units."""
+    """The amounts, in the question's unit, that an answer of this value can mean. When the question
+    names a unit: with the answer's own scale word, exactly one; without, the value as written and
+    the value read in full units. When it names none: the value as written, and with its scale word
+    applied if it has one."""
     asked = question_scale(question)
     own = reply_scale(answer)
     if asked is None:  # no unit asked: the number as written, as before, or in full units
