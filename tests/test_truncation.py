@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from isodyn.cache import ResponseCache, decode_reply, encode_reply
+from isodyn.commands.run_notices import small_token_limit
 from isodyn.core import Modality
 from isodyn.experiments.config import ExperimentConfig, parse_overrides
 from isodyn.experiments.plan import plan_experiment
@@ -22,7 +23,6 @@ from isodyn.models.local import CONTEXT_TOKENS
 from isodyn.models.requests import DEFAULT_MAX_TOKENS, Reply
 from isodyn.record import Status
 from isodyn.results import read_results
-from isodyn.run_screen import small_limit_warning
 from isodyn.scoring import GRADERS, Tolerance
 from isodyn.scoring.extract import TRUNCATED
 from isodyn.strategies.context import CellContext, Grading, ModelFacts, Services
@@ -181,14 +181,22 @@ def test_the_token_limit_reaches_the_server(words) -> None:
 
 def test_a_small_limit_under_chain_of_thought_is_warned_before_the_run(words) -> None:
     base = [w for w in words if not w.startswith("models=")]
-    said = small_limit_warning(
+    said = small_token_limit(
         plan_experiment(parse_overrides([*base, "strategies=cot3,zeroshot", "max_tokens=512"]))
     )
-    assert said is not None and "max_tokens=512" in said and "cot3" in said and "zeroshot" not in said
-    assert small_limit_warning(plan_experiment(parse_overrides([*base, "strategies=cot3"]))) is None
-    assert small_limit_warning(plan_experiment(parse_overrides([*base, "max_tokens=512"]))) is None
-    sc = small_limit_warning(plan_experiment(parse_overrides([*base, "strategies=sc@3", "max_tokens=1024"])))
-    assert sc is not None and "sc@3" in sc
+    assert len(said) == 1 and "max_tokens=512" in said[0] and "cot3" in said[0] and "zeroshot" not in said[0]
+    assert small_token_limit(plan_experiment(parse_overrides([*base, "strategies=cot3"]))) == []
+    assert small_token_limit(plan_experiment(parse_overrides([*base, "max_tokens=512"]))) == []
+    sc = small_token_limit(plan_experiment(parse_overrides([*base, "strategies=sc@3", "max_tokens=1024"])))
+    assert len(sc) == 1 and "sc@3" in sc[0]
+
+
+def test_a_dry_run_gives_the_same_warning(words) -> None:
+    from isodyn.commands.run import RunRequest, estimate_run
+
+    base = [w for w in words if not w.startswith("models=")]
+    estimate = estimate_run(RunRequest.from_words([*base, "strategies=cot3", "max_tokens=512", "dry_run=1"]))
+    assert [n.text for n in estimate.notices if n.kind == "warning" and "max_tokens=512" in n.text]
 
 
 def test_a_batch_item_cut_off_is_truncated_too(words, monkeypatch) -> None:

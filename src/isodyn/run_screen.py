@@ -65,9 +65,6 @@ class RunScreen(RunHooks):
         said = shard_line(plan)
         if said and not plan.config.quiet:
             console.print(said, highlight=False, markup=False)
-        warning = small_limit_warning(plan)
-        if warning:  # said even when quiet: the run's verdicts depend on it
-            console.print(Text(warning, style="bold yellow"))
         self._quiet = plan.config.quiet
         self._progress = progress_bars(plan.config.quiet)
         self._progress.start()
@@ -110,25 +107,6 @@ class RunScreen(RunHooks):
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
-
-
-# Below this many tokens a chain of thought is often cut off before its answer (the answer is then
-# graded `truncated`, not correct).
-REASONING_TOKENS = 2048
-
-
-def small_limit_warning(plan: Plan) -> str | None:
-    """One line before a run whose strategies write a chain of thought under a small `max_tokens`;
-    None when the limit is large enough or no strategy reasons at length."""
-    limit = plan.config.max_tokens
-    reasoning = [name for name, strategy in plan.strategies.items() if strategy.writes_reasoning]
-    if limit >= REASONING_TOKENS or not reasoning:
-        return None
-    return (
-        f"warning: max_tokens={limit} is below {REASONING_TOKENS:,} and {', '.join(reasoning)} "
-        f"write{'s' if len(reasoning) == 1 else ''} a chain of thought: replies cut off at the limit are "
-        "graded 'truncated' (not correct); raise max_tokens (default 4,096)"
-    )
 
 
 def shard_line(plan: Plan) -> str | None:

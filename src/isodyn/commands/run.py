@@ -143,7 +143,7 @@ def _planned(request: RunRequest, hooks: RunHooks) -> tuple[Plan, Notices]:
     """The checked plan, and the notices a user reads before the run starts (already told)."""
     plan = plan_experiment(request.config)
     notices = Notices(hooks.notice)
-    for line in run_notices.identical_samples(plan):
+    for line in run_notices.identical_samples(plan) + run_notices.small_token_limit(plan):
         notices.say("warning", line)
     for line in run_notices.dataset_lines(plan):
         notices.say("dataset", line)

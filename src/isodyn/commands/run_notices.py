@@ -24,6 +24,25 @@ def identical_samples(plan: Plan) -> list[str]:
     ]
 
 
+# Below this many tokens a chain of thought is often cut off before its answer (the answer is then
+# graded `truncated`, not correct).
+REASONING_TOKENS = 2048
+
+
+def small_token_limit(plan: Plan) -> list[str]:
+    """Strategies that write a chain of thought under a small `max_tokens`: their replies are cut
+    off, and a cut-off reply is graded `truncated` (not correct)."""
+    limit = plan.config.max_tokens
+    reasoning = [name for name, strategy in plan.strategies.items() if strategy.writes_reasoning]
+    if limit >= REASONING_TOKENS or not reasoning:
+        return []
+    return [
+        f"max_tokens={limit} is below {REASONING_TOKENS:,} and {', '.join(reasoning)} "
+        f"write{'s' if len(reasoning) == 1 else ''} a chain of thought: replies cut off at the limit are "
+        "graded 'truncated' (not correct); raise max_tokens (default 4,096)"
+    ]
+
+
 def dataset_lines(plan: Plan) -> list[str]:
     """For a `dataset=` run: what the release holds, and anything in it read with a caveat."""
     released = {k: s for k, s in plan.seeds.items() if isinstance(s, ReleasedItem)}
