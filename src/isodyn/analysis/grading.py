@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,10 +32,20 @@ EXAMPLES_PER_KIND = 3
 _EXCERPT = 300
 
 
-def regraded_frame(results: Sequence[CellResult], grader: str) -> pd.DataFrame:
+Regrade = Callable[[CellResult, str], CellResult]  # a cell as the named grader decides it
+
+
+def graded_afresh(result: CellResult, grader: str) -> CellResult:
+    """`result` graded again from its saved reply by `grader`, with the tolerance it was graded with."""
+    return result.regraded(grader, None)
+
+
+def regraded_frame(
+    results: Sequence[CellResult], grader: str, regrade: Regrade = graded_afresh
+) -> pd.DataFrame:
     """The graded cells with `correct` as the named grader decides from their saved replies, each with
     its own tolerance (the one it was graded with: `exp rescore RUN abs_tol=...` sets it per cell)."""
-    return graded_cells(results_frame([r.regraded(grader, None) for r in results if r.graded]))
+    return graded_cells(results_frame([regrade(r, grader) for r in results if r.graded]))
 
 
 def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
@@ -53,12 +63,12 @@ def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
     return out
 
 
-def grader_sensitivity(results: Sequence[CellResult]) -> pd.DataFrame:
+def grader_sensitivity(results: Sequence[CellResult], regrade: Regrade = graded_afresh) -> pd.DataFrame:
     """Rows (model, strategy, modality, metric), a column per grader (in %; RR as a ratio), and the
-    spread between the highest and lowest grader."""
+    spread between the highest and lowest grader. `regrade` may read verdicts kept from before."""
     if not any(r.graded and r.response is not None for r in results):
         return pd.DataFrame()  # nothing to re-grade (an outside table holds verdicts, not replies)
-    by_grader = {name: _headlines(regraded_frame(results, name)) for name in GRADERS}
+    by_grader = {name: _headlines(regraded_frame(results, name, regrade)) for name in GRADERS}
     keys = sorted(set().union(*by_grader.values()))
     records = []
     for key in keys:

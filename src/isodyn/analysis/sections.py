@@ -26,7 +26,7 @@ from isodyn.analysis.consistency import (
     memorization,
     repetition_consistency,
 )
-from isodyn.analysis.grading import grader_sensitivity, verdict_paths
+from isodyn.analysis.grading import Regrade, graded_afresh, grader_sensitivity, verdict_paths
 from isodyn.analysis.health import LEGEND as HEALTH_LEGEND
 from isodyn.analysis.health import grading_health, health_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
@@ -50,6 +50,7 @@ class ReportInputs:
     process: list[dict[str, Any]] | None = None  # process-evaluation records, when judged
     gap_strategy: str = "zeroshot"  # the strategy the modality gap is measured under (the baseline's)
     marks: Sequence[Mark] | None = None  # a person's marks on verdicts (`exp view`), when any
+    regrade: Regrade = graded_afresh  # a cell graded by a named grader (a kept verdict, when one is)
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ def grading_section(inputs: ReportInputs) -> Section:
             "reading was (ambiguity); `exp rescore RUN judge=MODEL` sends the uncertain ones to a judge."
         )
         tables.append(("How verdicts were reached", caption, paths))
-    sensitivity = grader_sensitivity(inputs.results)
+    sensitivity = grader_sensitivity(inputs.results, inputs.regrade)
     if not sensitivity.empty:
         caption = (
             "Every headline number re-graded from the saved replies by each grader (A in %, RR as a "
