@@ -23,29 +23,36 @@ from isodyn.analysis.columns import ARM, ITEM, cell_label, labels
 from isodyn.analysis.metrics import graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import format_value
+from isodyn.analysis.verdict_book import graded_afresh
 from isodyn.results import CellResult, results_frame
 from isodyn.schema import Column
-from isodyn.scoring import GRADERS
+from isodyn.scoring import GRADERS, Score
 from isodyn.scoring.extract import CLEAR
 
 EXAMPLES_PER_KIND = 3
 _EXCERPT = 300
 
 
-Regrade = Callable[[CellResult, str], CellResult]  # a cell as the named grader decides it
-
-
-def graded_afresh(result: CellResult, grader: str) -> CellResult:
-    """`result` graded again from its saved reply by `grader`, with the tolerance it was graded with."""
-    return result.regraded(grader, None)
+# Each cell's verdict by the named grader (None: the cell's own verdict stands), computed now
+# (`graded_afresh`) or read from verdicts kept with the run (`verdict_book.VerdictBook.verdicts`).
+Regrade = Callable[[Sequence[CellResult], str], list[Score | None]]
 
 
 def regraded_frame(
-    results: Sequence[CellResult], grader: str, regrade: Regrade = graded_afresh
+    results: Sequence[CellResult],
+    grader: str,
+    regrade: Regrade = graded_afresh,
+    frame: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The graded cells with `correct` as the named grader decides from their saved replies, each with
-    its own tolerance (the one it was graded with: `exp rescore RUN abs_tol=...` sets it per cell)."""
-    return graded_cells(results_frame([regrade(r, grader) for r in results if r.graded]))
+    its own tolerance (the one it was graded with: `exp rescore RUN abs_tol=...` sets it per cell).
+    `frame`, when given, is `results_frame` of the graded results (built once for every grader)."""
+    graded = [r for r in results if r.graded]
+    frame = results_frame(graded) if frame is None else frame
+    scores = regrade(graded, grader)
+    correct = [r.correct if s is None else s.correct for r, s in zip(graded, scores, strict=True)]
+    reason = [r.reason if s is None else s.reason for r, s in zip(graded, scores, strict=True)]
+    return graded_cells(frame.assign(**{Column.correct.value: correct, Column.reason.value: reason}))
 
 
 def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
@@ -68,7 +75,8 @@ def grader_sensitivity(results: Sequence[CellResult], regrade: Regrade = graded_
     spread between the highest and lowest grader. `regrade` may read verdicts kept from before."""
     if not any(r.graded and r.response is not None for r in results):
         return pd.DataFrame()  # nothing to re-grade (an outside table holds verdicts, not replies)
-    by_grader = {name: _headlines(regraded_frame(results, name, regrade)) for name in GRADERS}
+    frame = results_frame([r for r in results if r.graded])
+    by_grader = {name: _headlines(regraded_frame(results, name, regrade, frame)) for name in GRADERS}
     keys = sorted(set().union(*by_grader.values()))
     records = []
     for key in keys:

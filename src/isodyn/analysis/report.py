@@ -9,6 +9,7 @@ functions into a `ReportContent`; only `write_report` touches disk.
 from __future__ import annotations
 
 import base64
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,11 +24,12 @@ from markupsafe import Markup
 from isodyn.analysis import plots
 from isodyn.analysis.columns import cell_label
 from isodyn.analysis.findings import Baseline, arms_frame, choose_baseline, find, sentences
-from isodyn.analysis.grading import ambiguous_examples, excerpt, stable_pick
+from isodyn.analysis.grading import Regrade, ambiguous_examples, excerpt, stable_pick
 from isodyn.analysis.legend import legend
 from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
+from isodyn.analysis.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh
 from isodyn.atomic import write_atomic
 from isodyn.errors import IsodynError
 from isodyn.results import CellResult, read_json, results_frame
@@ -177,17 +179,16 @@ def build_report(
     process: list[dict[str, Any]] | None = None,
     baseline: tuple[str, str | None] | None = None,
     marks: Sequence[Mark] | None = None,
+    regrade: Regrade = graded_afresh,
 ) -> ReportContent:
     """The report of a run: its findings against the baseline arm (`analysis.findings`) and their
     summary figure first, a legend of the names shown, then every registered metric section
-    (`analysis.sections`), in order."""
+    (`analysis.sections`), in order. `regrade` gives each grader's verdicts (kept ones, or afresh)."""
     results = [encodable(result) for result in results]
     frame = results_frame(results)
     graded = graded_cells(frame)
     chosen = run_baseline(frame, config, baseline)
-    inputs = ReportInputs(
-        results, frame, graded, bootstrap, process, gap_strategy=chosen.arm.strategy, marks=marks
-    )
+    inputs = ReportInputs(results, frame, graded, bootstrap, process, chosen.arm.strategy, marks, regrade)
     tables: list[tuple[str, str, pd.DataFrame]] = []
     figures: dict[str, tuple[str, bytes]] = {}
     footnotes: dict[str, str] = {}
@@ -322,5 +323,11 @@ def write_report(
         marks = read_marks(run_dir).marks or None
     except OSError:
         marks = None
-    content = build_report(results, summary, config, run_dir.name, bootstrap, process, baseline, marks)
-    return write_content(run_dir, content, "report")
+    book = VerdictBook.read(run_dir / VERDICTS_FILE)  # each grader's verdicts, kept from before
+    content = build_report(
+        results, summary, config, run_dir.name, bootstrap, process, baseline, marks, book.verdicts
+    )
+    path = write_content(run_dir, content, "report")
+    with contextlib.suppress(OSError):  # a folder we may not write: the next report grades again
+        book.write(run_dir / VERDICTS_FILE)
+    return path

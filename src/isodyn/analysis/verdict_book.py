@@ -1,0 +1,153 @@
+"""Verdicts kept with a run: each grader's verdict on each reply, computed once per grader version.
+
+A report's grader-sensitivity table reads every reply under every grader. Graded once, the verdicts
+are kept in RUN/verdicts.jsonl, each under a digest of what decides it (the reply, whether it was cut
+off, the question as asked with its tolerance), the grader's name and the grader's version
+(`scoring.version`: a digest of the grading code). A later report reads them instead of grading
+again, and writes the same bytes. A line of another version, or one that does not read as a verdict,
+is ignored and its verdict computed again; a file that is a link, not a regular file or too large is
+not read. The file holds verdicts, as results.jsonl does: whoever can write a run folder can write
+either, so it is trusted as much as the results beside it, no more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from isodyn.atomic import write_atomic
+from isodyn.record import grade
+from isodyn.results import CellResult
+from isodyn.scoring import Question, Score
+from isodyn.scoring.version import grader_version
+from isodyn.view.safe import UnsafeFile, read_bounded
+
+VERDICTS_FILE = "verdicts.jsonl"
+MAX_BOOK_BYTES = 1 << 30  # far above 4 graders x 1,000,000 replies; a larger file is not read
+
+
+def graded_afresh(results: Sequence[CellResult], grader: str) -> list[Score | None]:
+    """Each cell's verdict by `grader`, graded now from its saved reply with the tolerance it was
+    graded with; None for a cell that was not graded or has no reply (its verdict stands)."""
+    return [
+        grade(r.response, r.asked, grader, r.finish_reason) if r.graded and r.response is not None else None
+        for r in results
+    ]
+
+
+def reply_digest(response: str, finish_reason: str | None, asked: Question) -> str:
+    """A digest of everything a rule grader reads: the reply, its finish reason, the question."""
+    tolerance = asked.tolerance
+    parts = [
+        response, finish_reason, asked.truth, str(asked.answer_type), list(asked.choices), asked.text,
+        asked.percent_question, repr(tolerance.absolute), repr(tolerance.relative), asked.solution,
+    ]  # fmt: skip
+    try:
+        data = orjson.dumps(parts)
+    except TypeError:  # a lone surrogate (orjson refuses it): escaped, still one text per reply
+        data = json.dumps(parts, ensure_ascii=True).encode()
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _score_line(key: str, version: str, score: Score) -> bytes:
+    line = {
+        "key": key, "grader": score.grader, "version": version, "correct": score.correct,
+        "extracted": score.extracted, "reason": score.reason, "method": score.method,
+        "ambiguity": score.ambiguity, "detail": dict(score.detail) if score.detail else None,
+    }  # fmt: skip
+    try:
+        return orjson.dumps(line) + b"\n"
+    except TypeError:
+        return json.dumps(line, ensure_ascii=True).encode() + b"\n"
+
+
+def _score_of(line: Any, grader: str) -> Score | None:
+    """The verdict a kept line holds, or None when it does not read as one."""
+    kinds = {"correct": bool, "reason": str, "method": str, "ambiguity": str}
+    if not all(isinstance(line.get(name), kind) for name, kind in kinds.items()):
+        return None
+    extracted, detail = line.get("extracted"), line.get("detail")
+    if not (extracted is None or isinstance(extracted, str)) or not (
+        detail is None or isinstance(detail, dict)
+    ):
+        return None
+    return Score(
+        line["correct"], extracted, line["reason"], line["method"], line["ambiguity"], grader, detail
+    )
+
+
+@dataclass
+class VerdictBook:
+    """Verdicts by (grader, reply digest), all of the current grader versions."""
+
+    known: dict[tuple[str, str], Score] = field(default_factory=dict)
+    added: int = 0  # verdicts computed since the book was read
+    _digests: dict[int, tuple[CellResult, str]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def read(cls, path: Path) -> VerdictBook:
+        """The kept verdicts of the current versions; an empty book when there is no usable file."""
+        try:
+            data = read_bounded(path, MAX_BOOK_BYTES)
+        except (OSError, UnsafeFile):
+            return cls()
+        book = cls()
+        for raw in data.splitlines():
+            try:
+                line = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(line, dict):
+                continue
+            grader, key = line.get("grader"), line.get("key")
+            if not isinstance(grader, str) or not isinstance(key, str):
+                continue
+            try:
+                current = grader_version(grader)
+            except KeyError:  # a grader this isodyn does not have
+                continue
+            score = _score_of(line, grader) if line.get("version") == current else None
+            if score is not None:
+                book.known[(grader, key)] = score
+        return book
+
+    def _digest(self, result: CellResult) -> str:
+        # by identity, the cell held so that its id is not reused: a report asks once per grader
+        kept = self._digests.get(id(result))
+        if kept is None or kept[0] is not result:
+            assert result.response is not None
+            kept = (result, reply_digest(result.response, result.finish_reason, result.asked))
+            self._digests[id(result)] = kept
+        return kept[1]
+
+    def verdicts(self, results: Sequence[CellResult], grader: str) -> list[Score | None]:
+        """As `graded_afresh`, reading a kept verdict where there is one and keeping the others."""
+        out: list[Score | None] = []
+        for result in results:
+            if not result.graded or result.response is None:
+                out.append(None)
+                continue
+            key = (grader, self._digest(result))
+            score = self.known.get(key)
+            if score is None:
+                score = grade(result.response, result.asked, grader, result.finish_reason)
+                self.known[key] = score
+                self.added += 1
+            out.append(score)
+        return out
+
+    def write(self, path: Path) -> None:
+        """Keep every verdict of the book in `path` (swapped in whole), when any was added."""
+        if not self.added:
+            return
+        lines = [
+            _score_line(key, grader_version(grader), score) for (grader, key), score in self.known.items()
+        ]
+        write_atomic(path, b"".join(lines))
+        self.added = 0
