@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from isodyn.schema import Column
@@ -131,3 +132,81 @@ def circular_consistency(graded: pd.DataFrame) -> dict[str, float]:
         "circular_consistency": float(consistency.mean()),
         "circular_accuracy": float(accuracy.mean()),
     }
+
+
+def _modal_answers(frame: pd.DataFrame, keys: list[str], column: str) -> pd.DataFrame:
+    """Per group of `keys`: its size, the count of its most frequent `column` value (`top`) and that
+    value (`modal`; of equally frequent ones the first in row order, as `value_counts` picks it)."""
+    positioned = frame[[*keys, column]].assign(_position=np.arange(len(frame)))
+    counted = positioned.groupby([*keys, column], sort=False)["_position"].agg(["size", "min"]).reset_index()
+    counted = counted.sort_values([*keys, "size", "min"], ascending=[True] * len(keys) + [False, True])
+    first = counted.drop_duplicates(subset=keys, keep="first").set_index(keys)
+    sizes = counted.groupby(keys, sort=True)["size"].sum()
+    return pd.DataFrame({"size": sizes, "top": first["size"], "modal": first[column]})
+
+
+def consistency_by_arm(graded: pd.DataFrame, arm: list[str]) -> pd.DataFrame:
+    """For each arm (the groups of `arm`, sorted), what the per-arm functions above give of its graded
+    cells, from grouped passes over the whole table: `repeats`, `A_avg_sd_pp`, `RC`,
+    `consistent_failures` (None without repeats), `memorized_seeds`, `eligible_seeds` and
+    `circular_consistency`."""
+    frame = keyed(graded)
+    frame = frame.dropna(subset=arm)
+    seed, variant = [*arm, Column.seed_id], [*arm, *VARIANT]
+    correct = frame[Column.correct].astype(float)
+    per_repeat = correct.groupby([frame[k] for k in [*arm, Column.repeat, Column.seed_id]]).mean()
+    per_repeat = per_repeat.groupby(level=list(range(len(arm) + 1))).mean() * 100
+    spread = per_repeat.groupby(level=list(range(len(arm)))).agg(["size", lambda v: v.var(ddof=1)])
+    spread.columns = ["repeats", "var"]
+    modal = _modal_answers(frame, variant, "answer")
+    repeated = modal[modal["size"] >= 2]
+    rc = (repeated["top"] / repeated["size"]).groupby(level=list(range(len(arm)))).mean()
+    by_variant = frame.groupby(variant, sort=True).agg(
+        always_right=(Column.correct, "all"), any_right=(Column.correct, "any"),
+        answers=("answer", "nunique"),
+    )  # fmt: skip
+    by_variant["stuck_wrong"] = ~by_variant["any_right"] & (by_variant["answers"] == 1)
+    by_seed = by_variant.groupby(level=list(range(len(seed))))[["always_right", "stuck_wrong"]].any()
+    failing = (by_seed["always_right"] & by_seed["stuck_wrong"]).groupby(level=list(range(len(arm)))).sum()
+    most_repeats = modal["size"].groupby(level=list(range(len(arm)))).max()
+    truths = frame.groupby(seed, sort=True)[Column.truth].nunique()
+    modal_per_seed = modal["modal"].groupby(level=list(range(len(seed))))
+    one_answer = (modal_per_seed.nunique() == 1) & (modal_per_seed.first() != NONE_KEY)
+    eligible = truths >= 2
+    memorized = eligible & one_answer.reindex(truths.index, fill_value=False)
+    per_arm = list(range(len(arm)))
+    eligible_seeds = eligible.groupby(level=per_arm).sum()
+    memorized_seeds = memorized.groupby(level=per_arm).sum()
+    circular = _circular_by_arm(frame, arm)
+    rows = []
+    for key in spread.index:
+        repeats = int(spread.at[key, "repeats"])
+        variance = float(spread.at[key, "var"]) if repeats >= 2 else math.nan
+        rows.append({
+            "key": key, "repeats": repeats,
+            "A_avg_sd_pp": math.sqrt(variance) if not math.isnan(variance) else math.nan,
+            "RC": float(rc[key]) if key in rc.index else math.nan,
+            "consistent_failures": int(failing[key]) if most_repeats[key] >= 2 else None,
+            "memorized_seeds": int(memorized_seeds[key]),
+            "eligible_seeds": int(eligible_seeds[key]),
+            "circular_consistency": circular.get(key, math.nan),
+        })  # fmt: skip
+    return pd.DataFrame.from_records(rows)
+
+
+def _circular_by_arm(frame: pd.DataFrame, arm: list[str]) -> dict[Any, float]:
+    """`circular_consistency`'s share per arm, of the cells with a recorded option order."""
+    if Column.notes not in frame:
+        return {}
+    orders = [(n or {}).get("choice_order") for n in frame[Column.notes]]
+    has_order = pd.Series([bool(o) for o in orders], index=frame.index)
+    if not has_order.any():
+        return {}
+    kept = frame[has_order].copy()
+    kept["original"] = [
+        answer if answer == NONE_KEY or answer not in _LETTERS else str(order[_LETTERS.index(answer)])
+        for answer, order in zip(kept["answer"], [o for o in orders if o], strict=True)
+    ]
+    modal = _modal_answers(kept, [*arm, *VARIANT], "original")
+    shares = (modal["top"] / modal["size"]).groupby(level=list(range(len(arm)))).mean()
+    return {key: float(value) for key, value in shares.items()}

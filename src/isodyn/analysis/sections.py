@@ -19,13 +19,7 @@ from isodyn.analysis import plots
 from isodyn.analysis.agreement import agreement_table
 from isodyn.analysis.agreement import caption as agreement_caption
 from isodyn.analysis.columns import ARM, labels
-from isodyn.analysis.consistency import (
-    accuracy_over_repeats,
-    circular_consistency,
-    consistent_failures,
-    memorization,
-    repetition_consistency,
-)
+from isodyn.analysis.consistency import consistency_by_arm
 from isodyn.analysis.grading import Regrade, graded_afresh, grader_sensitivity, verdict_paths
 from isodyn.analysis.health import LEGEND as HEALTH_LEGEND
 from isodyn.analysis.health import grading_health, health_table
@@ -142,21 +136,19 @@ def variation_section(inputs: ReportInputs) -> Section:
 
 
 def consistency_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per arm: RC, the spread over repeats, consistent failures, memorization, circular consistency."""
     records = []
-    for key, group in graded_cells(frame).groupby(list(ARM), sort=True):
-        spread = accuracy_over_repeats(group)
-        memo = memorization(group)
-        circular = circular_consistency(group)
-        failures = consistent_failures(group)
+    for found in consistency_by_arm(graded_cells(frame), list(ARM)).to_dict("records"):
+        failures, spread = found["consistent_failures"], found["A_avg_sd_pp"]
         records.append(
             {
-                **dict(zip(labels(ARM), key, strict=True)),
-                "repeats": spread["repeats"],
-                "RC": format_value(repetition_consistency(group)),
-                "A_avg sd (pp)": "–" if math.isnan(spread["A_avg_sd_pp"]) else f"{spread['A_avg_sd_pp']:.2f}",
-                "consistent failures": "–" if failures is None else str(failures),
-                "memorized seeds": f"{memo['memorized_seeds']} / {memo['eligible_seeds']}",
-                "circular consistency": format_value(circular["circular_consistency"]),
+                **dict(zip(labels(ARM), found["key"], strict=True)),
+                "repeats": found["repeats"],
+                "RC": format_value(found["RC"]),
+                "A_avg sd (pp)": "–" if math.isnan(spread) else f"{spread:.2f}",
+                "consistent failures": "–" if failures is None or pd.isna(failures) else str(int(failures)),
+                "memorized seeds": f"{found['memorized_seeds']} / {found['eligible_seeds']}",
+                "circular consistency": format_value(found["circular_consistency"]),
             }
         )
     return pd.DataFrame.from_records(records)
