@@ -15,6 +15,7 @@ import isodyn.analysis.verdict_book as verdict_book
 from isodyn.analysis.grading import grader_sensitivity
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.report import write_report
+from isodyn.analysis.sections import SECTIONS
 from isodyn.analysis.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh
 from isodyn.results import CellResult, read_results
 from isodyn.scoring import GRADERS
@@ -189,3 +190,15 @@ def test_a_change_to_the_grading_code_gives_another_version(tmp_path: Path) -> N
     extract = copy / "scoring" / "extract.py"
     extract.write_text(extract.read_text() + "\n# one more line\n")
     assert version() != before
+
+
+def test_a_report_tells_its_progress_of_each_section_and_of_the_replies_it_grades(tmp_path: Path) -> None:
+    run_dir = write_run(tmp_path / "run")
+    told: list[tuple[str, int, int]] = []
+    write_report(run_dir, results_of(run_dir), QUICK, progress=lambda *step: told.append(step))
+    whats = [what for what, _, _ in told]
+    assert {f"grading replies by {name}" for name in GRADERS} <= set(whats)
+    assert [what for what in whats if what.startswith("section")] == [f"section {n}" for n in SECTIONS]
+    told.clear()
+    write_report(run_dir, results_of(run_dir), QUICK, progress=lambda *step: told.append(step))
+    assert not [what for what, _, _ in told if what.startswith("grading")]  # all kept: none graded

@@ -251,10 +251,12 @@ def report(
     worst arm and the modality gap, each against the baseline arm (baseline=)."""
     from isodyn.analysis.report import UnsafeOutputError
     from isodyn.commands.report import ReportRequest, report_run
+    from isodyn.terminal import progress_line
     from isodyn.textsafe import terminal_text
 
     try:
-        done = report_run(ReportRequest.from_words(words), show_notice)
+        with progress_line() as progress:
+            done = report_run(ReportRequest.from_words(words), show_notice, progress)
     except UnsafeOutputError as exc:  # a link in the run folder leading out of it, named safely
         raise fail(terminal_text(str(exc))) from None
     except IsodynError as exc:

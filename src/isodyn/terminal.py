@@ -7,7 +7,8 @@ Markup is off everywhere: what is shown quotes settings, paths, model names and 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -32,6 +33,22 @@ def say(label: str, style: str, text: str) -> None:
 def show_notice(notice: Notice) -> None:
     """A command's notice as it arises: `warning: ...`, `note: ...` or `dataset: ...`."""
     say(f"{notice.kind}:", _NOTICE_STYLES[notice.kind], notice.text)
+
+
+@contextmanager
+def progress_line() -> Iterator[Callable[[str, int, int], None]]:
+    """A progress line on stderr for a long command step, told (what, done, total); shown only on a
+    terminal, and gone when the step ends (a pipe or a log gets nothing)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task("", total=None)
+
+        def told(what: str, done: int, total: int) -> None:
+            bar.update(task, description=what, completed=done, total=total)
+
+        yield told
 
 
 def cells(*values: Any) -> list[Text]:

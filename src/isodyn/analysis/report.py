@@ -29,7 +29,7 @@ from isodyn.analysis.legend import legend
 from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
-from isodyn.analysis.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh
+from isodyn.analysis.verdict_book import VERDICTS_FILE, Progress, VerdictBook, graded_afresh
 from isodyn.atomic import write_atomic
 from isodyn.errors import IsodynError
 from isodyn.results import CellResult, read_json, results_frame
@@ -180,10 +180,12 @@ def build_report(
     baseline: tuple[str, str | None] | None = None,
     marks: Sequence[Mark] | None = None,
     regrade: Regrade = graded_afresh,
+    progress: Progress | None = None,
 ) -> ReportContent:
     """The report of a run: its findings against the baseline arm (`analysis.findings`) and their
     summary figure first, a legend of the names shown, then every registered metric section
-    (`analysis.sections`), in order. `regrade` gives each grader's verdicts (kept ones, or afresh)."""
+    (`analysis.sections`), in order. `regrade` gives each grader's verdicts (kept ones, or afresh);
+    `progress`, when given, is told which section is being computed."""
     results = [encodable(result) for result in results]
     frame = results_frame(results)
     graded = graded_cells(frame)
@@ -202,7 +204,9 @@ def build_report(
             "shaded, the best (▲) and worst (▼) arms marked at the right."
         )
         figures[SUMMARY_FIGURE] = (caption, plots.findings_summary(arms_frame(found), bootstrap.level))
-    for section in SECTIONS.values():
+    for done, (name, section) in enumerate(SECTIONS.items()):
+        if progress is not None:
+            progress(f"section {name}", done, len(SECTIONS))
         section_found = section(inputs)
         tables.extend(section_found.tables)
         figures.update(section_found.figures)
@@ -312,8 +316,10 @@ def write_report(
     results: Sequence[CellResult],
     bootstrap: Bootstrap = Bootstrap(),  # noqa: B008 - immutable
     baseline: tuple[str, str | None] | None = None,
+    progress: Progress | None = None,
 ) -> Path:
-    """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path."""
+    """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path.
+    `progress` hears of each section and of the replies graded (the ones not kept from before)."""
     checked_targets(run_dir, ["report.html", "report.md"])  # refuse before the minutes of work
     from isodyn.analysis.process import read_judgements  # damaged lines skipped (the CLI says so)
 
@@ -323,9 +329,9 @@ def write_report(
         marks = read_marks(run_dir).marks or None
     except OSError:
         marks = None
-    book = VerdictBook.read(run_dir / VERDICTS_FILE)  # each grader's verdicts, kept from before
+    book = VerdictBook.read(run_dir / VERDICTS_FILE, progress)  # each grader's verdicts, kept
     content = build_report(
-        results, summary, config, run_dir.name, bootstrap, process, baseline, marks, book.verdicts
+        results, summary, config, run_dir.name, bootstrap, process, baseline, marks, book.verdicts, progress
     )
     path = write_content(run_dir, content, "report")
     with contextlib.suppress(OSError):  # a folder we may not write: the next report grades again

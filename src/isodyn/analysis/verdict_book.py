@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,9 @@ from isodyn.scoring.version import grader_version
 from isodyn.view.safe import UnsafeFile, read_bounded
 
 VERDICTS_FILE = "verdicts.jsonl"
+# Told what is being done, how much of it is done and its total (a report's progress line).
+Progress = Callable[[str, int, int], None]
+PROGRESS_EVERY = 500  # replies graded between two progress reports
 MAX_BOOK_BYTES = 1 << 30  # far above 4 graders x 1,000,000 replies; a larger file is not read
 
 
@@ -87,17 +90,18 @@ class VerdictBook:
     """Verdicts by (grader, reply digest), all of the current grader versions."""
 
     known: dict[tuple[str, str], Score] = field(default_factory=dict)
+    progress: Progress | None = None  # told of the replies graded (not read)
     added: int = 0  # verdicts computed since the book was read
     _digests: dict[int, tuple[CellResult, str]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def read(cls, path: Path) -> VerdictBook:
+    def read(cls, path: Path, progress: Progress | None = None) -> VerdictBook:
         """The kept verdicts of the current versions; an empty book when there is no usable file."""
+        book = cls(progress=progress)
         try:
             data = read_bounded(path, MAX_BOOK_BYTES)
         except (OSError, UnsafeFile):
-            return cls()
-        book = cls()
+            return book
         for raw in data.splitlines():
             try:
                 line = orjson.loads(raw)
@@ -128,19 +132,15 @@ class VerdictBook:
 
     def verdicts(self, results: Sequence[CellResult], grader: str) -> list[Score | None]:
         """As `graded_afresh`, reading a kept verdict where there is one and keeping the others."""
-        out: list[Score | None] = []
-        for result in results:
-            if not result.graded or result.response is None:
-                out.append(None)
-                continue
-            key = (grader, self._digest(result))
-            score = self.known.get(key)
-            if score is None:
-                score = grade(result.response, result.asked, grader, result.finish_reason)
-                self.known[key] = score
-                self.added += 1
-            out.append(score)
-        return out
+        keys = [(grader, self._digest(r)) if r.graded and r.response is not None else None for r in results]
+        missing = {key: r for key, r in zip(keys, results, strict=True) if key and key not in self.known}
+        for done, (key, result) in enumerate(missing.items()):
+            if self.progress is not None and done % PROGRESS_EVERY == 0:
+                self.progress(f"grading replies by {grader}", done, len(missing))
+            assert result.response is not None
+            self.known[key] = grade(result.response, result.asked, grader, result.finish_reason)
+        self.added += len(missing)
+        return [self.known[key] if key else None for key in keys]
 
     def write(self, path: Path) -> None:
         """Keep every verdict of the book in `path` (swapped in whole), when any was added."""

@@ -16,6 +16,7 @@ from isodyn.analysis.external import ExternalTableError, read_tables
 from isodyn.analysis.findings import UnknownBaselineError, parse_baseline
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.report import run_baseline, write_report
+from isodyn.analysis.verdict_book import Progress
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
 from isodyn.experiments.config import ConfigError, grader_name, parse_key_values, positive_int
@@ -77,8 +78,11 @@ class ReportResult:
     notices: tuple[Notice, ...] = ()
 
 
-def report_run(request: ReportRequest, notify: Notify | None = None) -> ReportResult:
-    """Write the report of a run (into its folder) or of tables (into a `-report` folder)."""
+def report_run(
+    request: ReportRequest, notify: Notify | None = None, progress: Progress | None = None
+) -> ReportResult:
+    """Write the report of a run (into its folder) or of tables (into a `-report` folder);
+    `progress` hears of each step that takes a while."""
     notices = Notices(notify)
     first = request.sources[0]
     if len(request.sources) > 1 or first.is_file():
@@ -92,7 +96,7 @@ def report_run(request: ReportRequest, notify: Notify | None = None) -> ReportRe
             run_baseline(results_frame(results), read_json(folder / "config.json"), request.baseline)
         except UnknownBaselineError as exc:
             raise ConfigError(f"bad value for baseline: {exc}") from None
-    path = write_report(folder, results, request.bootstrap, request.baseline)
+    path = write_report(folder, results, request.bootstrap, request.baseline, progress)
     return ReportResult(path, path.with_suffix(".html"), path.read_text(encoding="utf-8"), notices.said)
 
 
