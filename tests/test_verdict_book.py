@@ -7,6 +7,8 @@ import json
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,28 @@ def test_a_report_tells_its_progress_of_each_section_and_of_the_replies_it_grade
     told.clear()
     write_report(run_dir, results_of(run_dir), QUICK, progress=lambda *step: told.append(step))
     assert not [what for what, _, _ in told if what.startswith("grading")]  # all kept: none graded
+
+
+def test_many_replies_are_graded_in_worker_processes_with_the_same_verdicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # every reply its own (a trailing newline more each), so that none is graded from another's verdict
+    results = [replace(r, response=f"{r.response}{chr(10) * i}") for i, r in enumerate(results_of(
+        write_run(tmp_path / "run", seeds=3)))]  # fmt: skip
+    monkeypatch.setattr(verdict_book, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(verdict_book, "PROGRESS_EVERY", 7)  # several chunks, one cut mid-way
+    chunks_from_workers: list[int] = []
+
+    class Pool(ProcessPoolExecutor):
+        def map(self, *args, **kwargs):  # type: ignore[override]
+            for scores in super().map(*args, **kwargs):
+                chunks_from_workers.append(len(scores))
+                yield scores
+
+    monkeypatch.setattr(verdict_book, "ProcessPoolExecutor", Pool)
+    told: list[tuple[str, int, int]] = []
+    book = VerdictBook(progress=lambda *step: told.append(step))
+    for name in GRADERS:
+        assert book.verdicts(results, name) == graded_afresh(results, name)
+    assert sum(chunks_from_workers) == len(GRADERS) * len(results)  # all graded by the workers
+    assert len(told) > len(GRADERS) * 2

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +35,9 @@ from isodyn.view.safe import UnsafeFile, read_bounded
 VERDICTS_FILE = "verdicts.jsonl"
 # Told what is being done, how much of it is done and its total (a report's progress line).
 Progress = Callable[[str, int, int], None]
-PROGRESS_EVERY = 500  # replies graded between two progress reports
+PROGRESS_EVERY = 500  # replies graded between two progress reports (and a worker's chunk)
+PARALLEL_FROM = 4_000  # replies to grade from which worker processes pay for their start (~1 s)
+MAX_WORKERS = 8
 MAX_BOOK_BYTES = 1 << 30  # far above 4 graders x 1,000,000 replies; a larger file is not read
 
 
@@ -85,6 +91,37 @@ def _score_of(line: Any, grader: str) -> Score | None:
     )
 
 
+Graded = tuple[str, Question, str, str | None]  # (reply, question, grader, finish reason)
+
+
+def _grade_chunk(chunk: list[Graded]) -> list[Score]:
+    return [grade(*item) for item in chunk]
+
+
+def _graded(items: list[Graded], what: str, progress: Progress | None) -> list[Score]:
+    """`record.grade` of each item, in order; a long list in worker processes, one per core (the
+    rules are pure: the same verdicts), told to `progress` a chunk at a time."""
+    chunks = [items[at : at + PROGRESS_EVERY] for at in range(0, len(items), PROGRESS_EVERY)]
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    out: list[Score] = []
+    if len(items) >= PARALLEL_FROM and workers > 1:
+        try:
+            context = multiprocessing.get_context("spawn")  # no fork of a process holding threads
+            with ProcessPoolExecutor(workers, mp_context=context) as pool:
+                for scores in pool.map(_grade_chunk, chunks):
+                    if progress is not None:
+                        progress(what, len(out), len(items))
+                    out.extend(scores)
+            return out
+        except (OSError, BrokenProcessPool):  # no worker processes here: grade in this one
+            out = []
+    for chunk in chunks:
+        if progress is not None:
+            progress(what, len(out), len(items))
+        out.extend(_grade_chunk(chunk))
+    return out
+
+
 @dataclass
 class VerdictBook:
     """Verdicts by (grader, reply digest), all of the current grader versions."""
@@ -134,11 +171,10 @@ class VerdictBook:
         """As `graded_afresh`, reading a kept verdict where there is one and keeping the others."""
         keys = [(grader, self._digest(r)) if r.graded and r.response is not None else None for r in results]
         missing = {key: r for key, r in zip(keys, results, strict=True) if key and key not in self.known}
-        for done, (key, result) in enumerate(missing.items()):
-            if self.progress is not None and done % PROGRESS_EVERY == 0:
-                self.progress(f"grading replies by {grader}", done, len(missing))
-            assert result.response is not None
-            self.known[key] = grade(result.response, result.asked, grader, result.finish_reason)
+        asked = [(r.response or "", r.asked, grader, r.finish_reason) for r in missing.values()]
+        self.known.update(
+            zip(missing, _graded(asked, f"grading replies by {grader}", self.progress), strict=True)
+        )
         self.added += len(missing)
         return [self.known[key] if key else None for key in keys]
 
