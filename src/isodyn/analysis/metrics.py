@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from isodyn.analysis.columns import ARM, labels
-from isodyn.analysis.stats import SeedTable, cluster_bootstrap, seed_table
+from isodyn.analysis.stats import SeedTable, cluster_bootstraps, seed_table
 from isodyn.record import Status, status_of
 from isodyn.schema import GRADED, Column
 
@@ -83,10 +83,16 @@ def robustness_table(
     grouped = flags.groupby([frame[c] for c in by], sort=True)
     counts, sizes = grouped.sum(), grouped.size()
     per_group = _per_seed_by_group(frame[graded_mask], by)
+    keys = [key if isinstance(key, tuple) else (key,) for key in counts.index]
+    intervals = {}
+    if bootstrap is not None:  # every group's intervals in one batched call (the same numbers)
+        empty = seed_table(frame.iloc[:0])
+        tables = [per_group.get(values, empty) for values in keys]
+        found = cluster_bootstraps(tables, bootstrap.resamples, bootstrap.level, bootstrap.seed)
+        intervals = dict(zip(keys, found, strict=True))
     records = []
     nan = float("nan")
-    for key in counts.index:
-        values = key if isinstance(key, tuple) else (key,)
+    for key, values in zip(counts.index, keys, strict=True):
         seeds = per_group.get(values)
         record: dict[str, Any] = dict(zip(labels(by), values, strict=True))
         record.update(
@@ -103,9 +109,7 @@ def robustness_table(
             a_avg, a_wst = float(seeds.accuracy.mean()), float(seeds.worst.mean())
             record.update({"A_avg": a_avg, "A_wst": a_wst, "RR": a_wst / a_avg if a_avg > 0 else nan})
         if bootstrap is not None:
-            table = seeds if seeds is not None else seed_table(frame.iloc[:0])
-            intervals = cluster_bootstrap(table, bootstrap.resamples, bootstrap.level, bootstrap.seed)
-            for name, interval in intervals.items():
+            for name, interval in intervals[values].items():
                 record[f"{name}_low"], record[f"{name}_high"] = interval.low, interval.high
         records.append(record)
     return pd.DataFrame.from_records(records)

@@ -16,6 +16,7 @@ All functions are pure and vectorised with numpy:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -101,21 +102,111 @@ def cluster_bootstrap(
     table: SeedTable, resamples: int = 10_000, level: float = 0.95, seed: int = 0
 ) -> dict[str, Interval]:
     """Percentile intervals for A_avg, A_wst and RR, all from the same seed resamples."""
-    if table.n == 0:
-        nan = Interval(float("nan"), float("nan"), float("nan"))
-        return {"A_avg": nan, "A_wst": nan, "RR": nan}
+    return cluster_bootstraps([table], resamples, level, seed)[0]
+
+
+_NAN = Interval(float("nan"), float("nan"), float("nan"))
+# Intervals already computed in this process, by the seed values and the bootstrap's settings: a
+# report asks for the same arm's intervals in several sections (the overview, the tables, a figure,
+# the findings). A pure function of its key, so a repeat is the same numbers.
+_COMPUTED: dict[tuple[bytes, bytes, int, float, int], dict[str, Interval]] = {}
+_COMPUTED_MAX = 100_000
+_GATHER_ENTRIES = 8_000_000  # resampled values gathered at once (64 MB of float64)
+
+
+def cluster_bootstraps(
+    tables: Sequence[SeedTable], resamples: int = 10_000, level: float = 0.95, seed: int = 0
+) -> list[dict[str, Interval]]:
+    """`cluster_bootstrap` of each table: the same numbers (the same draws), computed together.
+
+    Every call draws from a fresh generator seeded with `seed`, so tables with the same number of
+    seeds n that resample seed indices (`resample_means`'s direct path) share one matrix of picks:
+    it is drawn once per n and applied to all of them in one gather; the multinomial path stays per
+    table. A table whose values were bootstrapped before in this process is not drawn again."""
+    keys = [_key(table, resamples, level, seed) for table in tables]
+    pending = {key: table for key, table in zip(keys, tables, strict=True) if key not in _COMPUTED}
+    by_n: dict[int, list[tuple[tuple[bytes, bytes, int, float, int], np.ndarray]]] = {}
+    for key, table in pending.items():
+        values = np.column_stack([table.accuracy, table.worst]).astype(float)
+        if table.n == 0:
+            _remember(key, {"A_avg": _NAN, "A_wst": _NAN, "RR": _NAN})
+        elif len(np.unique(values, axis=0)) > table.n // 4:
+            by_n.setdefault(table.n, []).append((key, values))
+        else:
+            means = resample_means(values, resamples, np.random.default_rng(seed))
+            _remember(key, _intervals(values, means[:, :, None], level)[0])
+    for n, group in by_n.items():
+        _bootstrap_picks(n, group, resamples, level, seed)
+    return [_COMPUTED[key] for key in keys]
+
+
+def _key(table: SeedTable, resamples: int, level: float, seed: int) -> tuple[bytes, bytes, int, float, int]:
+    accuracy = np.ascontiguousarray(table.accuracy, dtype=float)
+    worst = np.ascontiguousarray(table.worst, dtype=float)
+    return accuracy.tobytes(), worst.tobytes(), resamples, level, seed
+
+
+def _remember(key: tuple[bytes, bytes, int, float, int], intervals: dict[str, Interval]) -> None:
+    if len(_COMPUTED) >= _COMPUTED_MAX:
+        _COMPUTED.clear()
+    _COMPUTED[key] = intervals
+
+
+def _bootstrap_picks(
+    n: int,
+    group: list[tuple[tuple[bytes, bytes, int, float, int], np.ndarray]],
+    resamples: int,
+    level: float,
+    seed: int,
+) -> None:
+    """The direct path of `resample_means` for every table of `group` (each n seeds), the picks drawn
+    once, as each call would draw them: in the same blocks from a fresh generator."""
     rng = np.random.default_rng(seed)
-    means = resample_means(np.column_stack([table.accuracy, table.worst]), resamples, rng)
-    a_avg, a_wst = means[:, 0], means[:, 1]
+    block = max(1, min(resamples, _BLOCK_ENTRIES // n))
+    picks = [
+        rng.integers(0, n, size=(min(block, resamples - start), n)) for start in range(0, resamples, block)
+    ]
+    per_chunk = max(1, _GATHER_ENTRIES // (min(block, resamples) * n * 2))
+    for first in range(0, len(group), per_chunk):
+        chunk = group[first : first + per_chunk]
+        stacked = np.concatenate([values for _, values in chunk], axis=1)  # n x 2 per table
+        means = np.concatenate([stacked[some].mean(axis=1) for some in picks])  # resamples x 2 per table
+        found = _intervals(stacked, means.reshape(len(means), len(chunk), 2).transpose(0, 2, 1), level)
+        for (key, _), intervals in zip(chunk, found, strict=True):
+            _remember(key, intervals)
+
+
+def _intervals(values: np.ndarray, means: np.ndarray, level: float) -> list[dict[str, Interval]]:
+    """The intervals of tables whose seed values are `values` (n x 2 per table, side by side) from
+    their resampled means (`means`: resamples x 2 x tables, A_avg then A_wst)."""
+    a_avg, a_wst = means[:, 0, :], means[:, 1, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         rr = np.where(a_avg > 0, a_wst / a_avg, np.nan)
-    point_avg, point_wst = float(table.accuracy.mean()), float(table.worst.mean())
-    point_rr = point_wst / point_avg if point_avg > 0 else float("nan")
-    return {
-        "A_avg": Interval(point_avg, *percentile_interval(a_avg, level)),
-        "A_wst": Interval(point_wst, *percentile_interval(a_wst, level)),
-        "RR": Interval(point_rr, *percentile_interval(rr, level)),
-    }
+    bounds = {name: _percentile_intervals(draws, level) for name, draws in
+              (("A_avg", a_avg), ("A_wst", a_wst), ("RR", rr))}  # fmt: skip
+    out = []
+    for index in range(means.shape[2]):
+        point_avg = float(np.ascontiguousarray(values[:, 2 * index]).mean())
+        point_wst = float(np.ascontiguousarray(values[:, 2 * index + 1]).mean())
+        point_rr = point_wst / point_avg if point_avg > 0 else float("nan")
+        points = {"A_avg": point_avg, "A_wst": point_wst, "RR": point_rr}
+        out.append({name: Interval(points[name], *bounds[name][index]) for name in points})
+    return out
+
+
+def _percentile_intervals(draws: np.ndarray, level: float) -> list[tuple[float, float]]:
+    """`percentile_interval` of each column of `draws`; the columns without NaN in one call."""
+    finite = np.isfinite(draws).all(axis=0)
+    tail = (1 - level) / 2 * 100
+    together = np.percentile(draws[:, finite], [tail, 100 - tail], axis=0) if finite.any() else None
+    out, column = [], 0
+    for index in range(draws.shape[1]):
+        if finite[index] and together is not None:
+            out.append((float(together[0, column]), float(together[1, column])))
+            column += 1
+        else:
+            out.append(percentile_interval(draws[:, index], level))
+    return out
 
 
 @dataclass(frozen=True)
