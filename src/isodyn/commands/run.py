@@ -157,6 +157,8 @@ def _planned(request: RunRequest, hooks: RunHooks) -> tuple[Plan, Notices]:
 def estimate_run(request: RunRequest, hooks: RunHooks | None = None) -> DryRunEstimate:
     """The dry run: what the grid would cost, without a call or a written file."""
     plan, notices = _planned(request, hooks or RunHooks())
+    for kind, line in run_notices.api_keys(plan):
+        notices.say(kind, line)
     estimate = asyncio.run(dry_run(plan))
     per_model = tuple(
         ModelEstimate(model, t["calls_needed"], t["estimated_cost_usd"], t["batch_cost_usd"])

@@ -4,6 +4,7 @@ or skip cells, and what a `dataset=` release holds. Pure: each reads the plan on
 
 from __future__ import annotations
 
+from isodyn.commands.notices import NoticeKind
 from isodyn.core import Modality
 from isodyn.datasets.dynamath import ReleasedItem, release_summary
 from isodyn.experiments.plan import Plan
@@ -68,3 +69,28 @@ def unreachable_replicas(plan: Plan) -> list[str]:
         return []  # the embedded model is called in process: api_base is not used
     line = replicas_not_answering(plan.config.api_base)
     return [line] if line else []
+
+
+def api_keys(plan: Plan) -> list[tuple[NoticeKind, str]]:
+    """For a dry run (which sends nothing, so needs no key): one line naming the keys the real run
+    will need, each with its models, and those not set (a warning then; a note when all are set).
+    Nothing when no model needs a key (the embedded model, a server of your own)."""
+    if plan.remembered is None:
+        return []
+    chosen = [*plan.models, *(info.name for info in (plan.describer, plan.judge) if info)]
+    needs: dict[str, list[str]] = {}  # variable -> the models that need it
+    for name in dict.fromkeys(chosen):
+        missing = plan.missing_keys.get(name, "")
+        variables = plan.remembered.needed_keys(name, plan.config.api_base) + tuple(missing.split(", "))
+        for variable in filter(None, dict.fromkeys(variables)):
+            needs.setdefault(variable, []).append(name)
+    if not needs:
+        return []
+    named = ", ".join(f"{variable} ({', '.join(models)})" for variable, models in needs.items())
+    # litellm's own verdict (a provider may take either of two variables), not each name looked up
+    not_set = [
+        variable for variable in needs if any(variable in m.split(", ") for m in plan.missing_keys.values())
+    ]
+    if not not_set:
+        return [("note", f"the real run needs {named}: set")]
+    return [("warning", f"the real run needs {named}; not set: {', '.join(not_set)}")]

@@ -4,7 +4,7 @@ expanded, before anything is written or called (`plan_experiment`)."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from isodyn.cache.stores import store_conflict
@@ -40,6 +40,8 @@ class Plan:
     # what litellm said of the models, for the run to keep in its cache (a dry run writes nothing)
     remembered: RememberedModels | None = None
     judge: ModelInfo | None = None  # the model that reads what the rules could not (`judge=`)
+    # a dry run's models whose key is not set, with the variables they need (a real run stops instead)
+    missing_keys: dict[str, str] = field(default_factory=dict)
 
 
 def _alias_of(config: ExperimentConfig, model: str) -> tuple[str, str, str] | None:
@@ -61,10 +63,19 @@ def _checked_model(name: str, config: ExperimentConfig, known: RememberedModels)
         if alias:
             raise ModelError(f"{exc} (alias {alias[0]!r} from {alias[2]})") from None
         raise
-    missing = known.missing_key(name, config.api_base)
-    if missing:
-        raise ModelError(f"model {name!r} needs the environment variable {missing}; set it and run again")
     return info
+
+
+def _missing_keys(config: ExperimentConfig, known: RememberedModels) -> dict[str, str]:
+    """Each model of the run (judge and describer too) whose key is not set, with the variables it
+    needs. Only a real run stops on one: a dry run sends nothing and says them instead."""
+    names = dict.fromkeys([*config.models, *filter(None, (config.describer, config.judge))])
+    missing = {name: known.missing_key(name, config.api_base) for name in names}
+    found = {name: variables for name, variables in missing.items() if variables}
+    if found and not config.dry_run:
+        name, variables = next(iter(found.items()))
+        raise ModelError(f"model {name!r} needs the environment variable {variables}; set it and run again")
+    return found
 
 
 def _checked_strategies(config: ExperimentConfig) -> dict[str, ComposedStrategy]:
@@ -164,6 +175,7 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     if describer and not describer.vision:
         raise ConfigError(f"describer {describer.name} has no vision (name it in vision=MODEL if it does)")
     judge = _checked_model(config.judge, config, known) if config.judge else None
+    missing_keys = _missing_keys(config, known)
     if config.batch:
         _checked_batch([*models.values(), *([describer] if describer else [])])
     size = grid_size(
@@ -181,4 +193,4 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
         raise ConfigError("the grid is empty: no chosen seed renders any chosen modality")
     if config.shard is not None:  # after the checks above, which are on the whole grid
         grid = shard_grid(grid, config.shard)
-    return Plan(config, seeds, strategies, models, describer, grid, known, judge)
+    return Plan(config, seeds, strategies, models, describer, grid, known, judge, missing_keys)

@@ -10,6 +10,7 @@ import functools
 import os
 from dataclasses import dataclass
 from typing import Any, Literal
+from unittest import mock
 
 from isodyn.errors import IsodynError
 from isodyn.models.local import LOCAL_MODELS, LOCAL_PROVIDER
@@ -120,3 +121,18 @@ def missing_api_key(name: str, api_base: str | None) -> str | None:
     check = litellm_module().validate_environment(model=name)
     missing = check.get("missing_keys") or []
     return ", ".join(missing) or None
+
+
+def needed_api_keys(name: str, api_base: str | None) -> tuple[str, ...]:
+    """The environment variables a hosted model needs, set or not (for a dry run to name them); ()
+    for the embedded model and a server of your own (`missing_api_key`'s rule).
+
+    litellm names only the variables that are missing, read from `os.environ`: it is asked with the
+    environment emptied for the moment of the question (during planning, before any thread of the
+    run starts), then given back whole."""
+    if is_local(name) or api_base:
+        return ()
+    litellm = litellm_module()
+    with mock.patch.dict(os.environ, clear=True):
+        check = litellm.validate_environment(model=name)
+    return tuple(check.get("missing_keys") or ())

@@ -19,7 +19,14 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from isodyn.atomic import write_atomic
-from isodyn.models.catalog import ModelInfo, VisionOverride, describe_model, is_local, missing_api_key
+from isodyn.models.catalog import (
+    ModelInfo,
+    VisionOverride,
+    describe_model,
+    is_local,
+    missing_api_key,
+    needed_api_keys,
+)
 
 FILE_NAME = "models.json"
 _MAX_BYTES = 1 << 20  # a few hundred models at most; a larger file is not ours
@@ -79,6 +86,18 @@ class RememberedModels:
         if missing is None:
             self._remember(key, True)
         return missing
+
+    def needed_keys(self, name: str, api_base: str | None) -> tuple[str, ...]:
+        """`needed_api_keys`, remembered: it depends on litellm's tables, not on what is set."""
+        if is_local(name) or api_base:
+            return ()
+        key = f"needs|{name}|litellm={_litellm_version()}"
+        found = self._entries.get(key)
+        if isinstance(found, list) and all(isinstance(variable, str) for variable in found):
+            return tuple(found)
+        needed = needed_api_keys(name, api_base)
+        self._remember(key, list(needed))
+        return needed
 
     def _remember(self, key: str, value: object) -> None:
         self._entries[key] = value
