@@ -164,29 +164,53 @@ def _cells(frame: pd.DataFrame) -> pd.DataFrame:
 def paired_items(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
     """The items graded in both representations, one line each: `seed_id`, `right_first`,
     `right_second`, `agree` (their answers agree) and `coincide` (the chance two wrong answers do)."""
-    both = _cells(first).merge(_cells(second), on=list(ITEM), suffixes=("_1", "_2"))
+    return _paired(_cells(first), _cells(second))
+
+
+def _paired(first: pd.DataFrame, second: pd.DataFrame) -> pd.DataFrame:
+    """`paired_items` of two tables `_cells` made. Only the items both got wrong are compared answer
+    by answer; the chance that two wrong answers coincide is worked out once per kind of question."""
+    both = first.merge(second, on=list(ITEM), suffixes=("_1", "_2"))
     columns = [Column.seed_id.value, *_PER_ITEM]
     if both.empty:
         return pd.DataFrame(columns=columns)
-    records = []
-    for row in both.to_dict("records"):
-        right_1, right_2 = bool(row[f"{Column.correct}_1"]), bool(row[f"{Column.correct}_2"])
-        answer_type, choices = row[f"{Column.answer_type}_1"], _choices(row[f"{Column.choices}_1"])
-        agree = right_1 and right_2
-        if not (right_1 or right_2):
-            tolerance = Tolerance(
-                max(_finite(row[f"{Column.abs_tol}_{i}"], Tolerance().absolute) for i in (1, 2)),
-                max(_finite(row[f"{Column.rel_tol}_{i}"], Tolerance().relative) for i in (1, 2)),
-            )
-            agree = same_answer(
-                row[f"{Column.extracted}_1"], row[f"{Column.extracted}_2"], answer_type, choices,
-                tolerance, _flag(row[f"{Column.percent_question}_1"]),
-            )  # fmt: skip
-        records.append(
-            (row[Column.seed_id], float(agree), float(right_1), float(right_2),
-             coincidence_chance(answer_type, choices))
-        )  # fmt: skip
-    return pd.DataFrame.from_records(records, columns=columns)
+    right_1 = np.array([bool(v) for v in both[f"{Column.correct}_1"]])
+    right_2 = np.array([bool(v) for v in both[f"{Column.correct}_2"]])
+    agree = right_1 & right_2
+    types, choices = both[f"{Column.answer_type}_1"].tolist(), both[f"{Column.choices}_1"].tolist()
+    wrong = np.flatnonzero(~(right_1 | right_2))
+    picked = {column: both[column].to_numpy()[wrong].tolist() for column in _COMPARED}
+    for index, at in enumerate(wrong):
+        row = {column: values[index] for column, values in picked.items()}
+        agree[at] = same_answer(*_compared(row, types[at], _choices(choices[at])))
+    chance: dict[tuple[str, int], float] = {}
+    coincide = [
+        chance.setdefault((str(kind), _count(options)), coincidence_chance(kind, _choices(options)))
+        for kind, options in zip(types, choices, strict=True)
+    ]
+    return pd.DataFrame({
+        columns[0]: both[Column.seed_id].to_numpy(), "agree": agree.astype(float),
+        "right_first": right_1.astype(float), "right_second": right_2.astype(float),
+        "coincide": np.array(coincide, dtype=float),
+    })  # fmt: skip
+
+
+def _count(options: object) -> int:
+    return len(options) if isinstance(options, list | tuple | np.ndarray) else 0
+
+
+_COMPARED = [f"{column}_{i}" for column in (Column.extracted, Column.abs_tol, Column.rel_tol,
+             Column.percent_question) for i in (1, 2)]  # fmt: skip
+
+
+def _compared(row: dict[str, Any], answer_type: object, choices: tuple[str, ...]) -> tuple[Any, ...]:
+    """`same_answer`'s arguments for one item's two cells (`_COMPARED`'s columns of its line)."""
+    tolerance = Tolerance(
+        max(_finite(row[f"{Column.abs_tol}_{i}"], Tolerance().absolute) for i in (1, 2)),
+        max(_finite(row[f"{Column.rel_tol}_{i}"], Tolerance().relative) for i in (1, 2)),
+    )
+    return (row[f"{Column.extracted}_1"], row[f"{Column.extracted}_2"], answer_type, choices, tolerance,
+            _flag(row[f"{Column.percent_question}_1"]))  # fmt: skip
 
 
 def pair_agreement(
@@ -230,10 +254,9 @@ def agreement_rows(frame: pd.DataFrame, bootstrap: Bootstrap | None = None) -> l
     rows = []
     for (model, strategy), group in graded.groupby([Column.model, Column.strategy], sort=True):
         modalities = sorted(map(str, group[Column.modality].unique()), key=_text_first)
+        cells = {m: _cells(group[group[Column.modality] == m]) for m in modalities}
         for first, second in combinations(modalities, 2):
-            items = paired_items(
-                group[group[Column.modality] == first], group[group[Column.modality] == second]
-            )
+            items = _paired(cells[first], cells[second])
             if not items.empty:
                 rows.append(pair_agreement(items, str(model), str(strategy), first, second, bootstrap))
     return rows
