@@ -32,17 +32,17 @@ _LETTERS = "ABCDEFGHIJ"
 def keyed(graded: pd.DataFrame) -> pd.DataFrame:
     """Graded cells with an `answer` column holding the canonical answer key."""
     out = graded.copy()
-    out["answer"] = [
+    keys: dict[tuple[str | None, str, tuple[str, ...]], str] = {}  # replies repeat their answers
+    answers = []
+    for extracted, answer_type, choices in zip(
+        out[Column.extracted], out[Column.answer_type], out.get(Column.choices, [()] * len(out)), strict=True
+    ):
         # pandas turns a missing answer into NaN; only strings are answers
-        answer_key(extracted if isinstance(extracted, str) else None, answer_type, tuple(choices or ()))
-        or NONE_KEY
-        for extracted, answer_type, choices in zip(
-            out[Column.extracted],
-            out[Column.answer_type],
-            out.get(Column.choices, [()] * len(out)),
-            strict=True,
-        )
-    ]
+        asked = (extracted if isinstance(extracted, str) else None, answer_type, tuple(choices or ()))
+        if asked not in keys:
+            keys[asked] = answer_key(*asked) or NONE_KEY
+        answers.append(keys[asked])
+    out["answer"] = answers
     return out
 
 

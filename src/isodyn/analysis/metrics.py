@@ -69,7 +69,8 @@ def robustness_table(
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     if frame.empty:
         return pd.DataFrame()
-    status = frame[Column.reason].map(status_of)
+    reasons = frame[Column.reason]
+    status = reasons.map({reason: status_of(reason) for reason in reasons.unique()})  # a few words
     graded_mask = frame[Column.reason].isin(GRADED_REASONS)
     flags = pd.DataFrame(
         {

@@ -69,18 +69,24 @@ def modality_gap(graded: pd.DataFrame, strategy: str = "zeroshot") -> pd.DataFra
     if IMAGE not in wide:
         return pd.DataFrame()
     shares = {text: _paired_shares(wide, text) for text in TEXT_MODALITIES if text in wide}
+    has_image = wide[IMAGE].notna().groupby(level=[0, 1]).any()
+    tasks = has_image.index[has_image.to_numpy()]
+    # Each text's shares as plain arrays in the order of `tasks`: a lookup by (model, task) per
+    # record cost more than the whole rest.
+    columns = {
+        text: [part.reindex(tasks).to_numpy() for part in (found.asked, found.items, found.text, found.image)]
+        for text, found in shares.items()
+    }
     records = []
-    for (model, task), has_image in wide[IMAGE].notna().groupby(level=[0, 1]).any().items():
-        if not has_image:
-            continue
+    for at, (model, task) in enumerate(tasks):
         record: dict[str, object] = {Column.model.value: model, "task": task}
         best = None
-        for text, found in shares.items():
-            if not found.asked[(model, task)]:
+        for text, (asked, counts, texts, images) in columns.items():
+            if not asked[at]:
                 continue
-            items = int(found.items[(model, task)])
-            text_acc = float(found.text[(model, task)]) if items else math.nan
-            image_acc = float(found.image[(model, task)]) if items else math.nan
+            items = int(counts[at])
+            text_acc = float(texts[at]) if items else math.nan
+            image_acc = float(images[at]) if items else math.nan
             record[text] = text_acc
             record[f"image_vs_{text}"] = image_acc
             record[f"items_{text}"] = items
