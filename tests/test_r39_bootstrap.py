@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from isodyn.analysis import stats
-from isodyn.analysis.stats import Interval, SeedTable, cluster_bootstraps, percentile_interval, resample_means
+from isodyn.analysis.columns import ARM
+from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
+from isodyn.analysis.stats import (
+    Interval,
+    SeedTable,
+    cluster_bootstraps,
+    percentile_interval,
+    resample_means,
+    seed_table,
+)
 
 
 def reference(table: SeedTable, resamples: int, level: float, seed: int) -> dict[str, Interval]:
@@ -60,3 +70,40 @@ def test_the_batched_bootstrap_equals_one_table_at_a_time_exactly(case: int) -> 
     for table, intervals in zip(tables[:7], found, strict=False):
         alone = stats.cluster_bootstrap(table, resamples, level, seed)
         assert all(same(alone[name], intervals[name]) for name in alone)
+
+
+REASONS = ["ok", "ok", "extraction_failed", "error", "skipped"]
+
+
+def random_cells(rng: np.random.Generator) -> pd.DataFrame:
+    rows = []
+    for model in ("m1", "m2"):
+        for topic in ("algebra", "graph theory", None):
+            for seed in range(int(rng.integers(0, 9))):
+                for variant in range(int(rng.integers(1, 5))):
+                    for repeat in range(int(rng.integers(1, 3))):
+                        rows.append({
+                            "model": model, "strategy": "zeroshot", "modality": "image", "topic": topic,
+                            "seed_id": f"{topic}-{seed}", "variant": variant, "repeat": repeat,
+                            "correct": bool(rng.random() < 0.6),
+                            "reason": REASONS[rng.integers(0, len(REASONS))],
+                        })  # fmt: skip
+    return pd.DataFrame(rows).sample(frac=1, random_state=int(rng.integers(0, 99)))
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_robustness_table_equals_each_group_bootstrapped_alone(case: int) -> None:
+    frame = random_cells(np.random.default_rng(case))
+    bootstrap = Bootstrap(resamples=300, seed=case)
+    stats._COMPUTED.clear()
+    table = robustness_table(frame, [*ARM, "topic"], bootstrap)
+    graded = graded_cells(frame)
+    for record in table.to_dict("records"):
+        keys = [*ARM, "topic"]
+        mask = np.logical_and.reduce([graded[k] == record[str(k)] for k in keys])
+        seeds = seed_table(graded[mask])
+        expected = reference(seeds, bootstrap.resamples, bootstrap.level, bootstrap.seed)
+        assert record["seeds"] == seeds.n
+        for name, interval in expected.items():
+            found = Interval(record[name], record[f"{name}_low"], record[f"{name}_high"])
+            assert same(found, interval), (record, name, interval)

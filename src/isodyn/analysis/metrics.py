@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from isodyn.analysis.columns import ARM, labels
@@ -127,13 +128,24 @@ def _per_seed_by_group(graded: pd.DataFrame, by: Sequence[str]) -> dict[tuple[An
     cells = correct.groupby(seed_keys, sort=True).size()
     worst = correct.groupby([*seed_keys, graded[Column.repeat]], sort=True).min()
     worst = worst.groupby(level=levels, sort=True).mean().reindex(accuracy.index)
-    per_seed = pd.DataFrame({"accuracy": accuracy, "worst": worst, "cells": cells})
+    # `accuracy` is sorted by the group's keys, then the seed: each group's seeds are one run of
+    # lines, cut at the group boundaries (iterating a groupby of thousands of groups is slow)
+    if accuracy.empty:  # every cell lacks a key
+        return {}
+    levels_of = accuracy.index
+    groups = accuracy.groupby(level=list(range(len(by))), sort=True).ngroup().to_numpy()
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    ends = np.r_[starts[1:], len(groups)]
+    seed_ids = levels_of.get_level_values(-1).to_numpy()
+    values = accuracy.to_numpy(), worst.to_numpy(), cells.to_numpy()
+    group_keys = levels_of.droplevel(-1) if len(by) > 1 else levels_of.get_level_values(0)
     out = {}
-    for key, part in per_seed.groupby(level=list(range(len(by))), sort=True):
+    for start, end in zip(starts, ends, strict=True):
+        key = group_keys[start]
         out[key if isinstance(key, tuple) else (key,)] = SeedTable(
-            seed_ids=part.index.get_level_values(-1).to_numpy(),
-            accuracy=part["accuracy"].to_numpy(),
-            worst=part["worst"].to_numpy(),
-            cells=part["cells"].to_numpy(),
+            seed_ids=seed_ids[start:end],
+            accuracy=values[0][start:end],
+            worst=values[1][start:end],
+            cells=values[2][start:end],
         )
     return out
