@@ -170,10 +170,19 @@ def _bootstrap_picks(
     for first in range(0, len(group), per_chunk):
         chunk = group[first : first + per_chunk]
         stacked = np.concatenate([values for _, values in chunk], axis=1)  # n x 2 per table
-        means = np.concatenate([stacked[some].mean(axis=1) for some in picks])  # resamples x 2 per table
+        means = np.concatenate([_picked_means(stacked, some) for some in picks])  # resamples x 2 per table
         found = _intervals(stacked, means.reshape(len(means), len(chunk), 2).transpose(0, 2, 1), level)
         for (key, _), intervals in zip(chunk, found, strict=True):
             _remember(key, intervals)
+
+
+def _picked_means(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """`values[picks].mean(axis=1)`, the same floats (numpy sums that axis in order, then divides),
+    without building the resamples x n x columns array: one picked row of values added at a time."""
+    total = values[picks[:, 0]]
+    for column in range(1, picks.shape[1]):
+        total += values[picks[:, column]]
+    return total / picks.shape[1]
 
 
 def _intervals(values: np.ndarray, means: np.ndarray, level: float) -> list[dict[str, Interval]]:
