@@ -17,7 +17,7 @@ from rich.table import Table
 
 from isodyn.errors import IsodynError
 from isodyn.experiments.config import ConfigError
-from isodyn.models.catalog import ModelError
+from isodyn.models.catalog import ModelError, collection_paused
 from isodyn.terminal import cells as _cells  # the names `exp list` below uses
 from isodyn.terminal import console, print_results_table, say, show_notice
 from isodyn.terminal import stdout_console as _stdout_console
@@ -93,8 +93,9 @@ def run(
     after it override them. The same command after a crash, Ctrl-C or kill -9 resumes the unfinished
     run: finished cells are kept, nothing is called twice. A finished run is replayed from the cache
     into a new directory (its report is written again only when the results changed)."""
-    from isodyn.commands.run import DryRunEstimate, RunRequest, estimate_run, run_experiment
-    from isodyn.run_screen import RunScreen, estimate_text, run_text
+    with collection_paused(freeze=True):  # the run's modules: imported before its first call
+        from isodyn.commands.run import DryRunEstimate, RunRequest, estimate_run, run_experiment
+        from isodyn.run_screen import RunScreen, estimate_text, run_text
 
     screen = RunScreen()
     try:

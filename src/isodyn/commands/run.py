@@ -31,6 +31,7 @@ from isodyn.experiments.plan import Plan, plan_experiment
 from isodyn.experiments.rundir import open_run_dir, run_lock_path, unchanged_since
 from isodyn.experiments.runlock import RunLock
 from isodyn.experiments.runner import ModelUnavailable, RunOutcome, dry_run, execute
+from isodyn.models.catalog import collection_paused
 from isodyn.results import CellResult
 
 
@@ -140,8 +141,11 @@ class RunResult:
 
 
 def _planned(request: RunRequest, hooks: RunHooks) -> tuple[Plan, Notices]:
-    """The checked plan, and the notices a user reads before the run starts (already told)."""
-    plan = plan_experiment(request.config)
+    """The checked plan, and the notices a user reads before the run starts (already told). Planning
+    imports litellm and every seed's libraries: the collector waits till it is done (a second of the
+    time to the first call on 2 cores)."""
+    with collection_paused(freeze=True):
+        plan = plan_experiment(request.config)
     notices = Notices(hooks.notice)
     for line in run_notices.identical_samples(plan) + run_notices.small_token_limit(plan):
         notices.say("warning", line)

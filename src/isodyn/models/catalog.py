@@ -6,8 +6,11 @@ cached rerun on the default model never loads it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 from unittest import mock
@@ -23,10 +26,28 @@ class ModelError(IsodynError, ValueError):
     """A model that cannot be used as configured; the message is one line for the user."""
 
 
+@contextlib.contextmanager
+def collection_paused(freeze: bool = False) -> Iterator[None]:
+    """The cyclic garbage collector off meanwhile, then as it was: an import that builds thousands
+    of classes (litellm's, pydantic models) has the collector rescan them over and over, a fifth of
+    litellm's import time here. With `freeze`, what was built is then moved where the collector never
+    scans it again (gc.freeze, as the runner does with the plan): for a command's own start-up."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if freeze:
+            gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def litellm_module():
     # Keep litellm from fetching its price list over the network at import time.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    with collection_paused():
+        import litellm
 
     litellm.suppress_debug_info = True
     _price_only_what_has_a_price(litellm)
