@@ -29,6 +29,7 @@ from vs_inspect import GRID, Stub, child_env
 HERE = Path(__file__).resolve().parents[1]
 POLL_S = 0.02
 GIVE_UP_S = 60.0
+DRAIN_S = 1.0
 
 
 def variants_for(cells: int) -> int:
@@ -60,7 +61,9 @@ def first_call(checkout: Path, stub: Stub, words: list[str], tmp: Path) -> float
         f"out={tmp / 'runs'}",
         f"cache_dir={tmp / 'cache'}",
     ]
-    stub.take()  # count from here
+    stub.take()
+    time.sleep(DRAIN_S)  # what the previous run (stopped) still had on its way is answered now...
+    stub.take()  # ...and not counted: count from here
     with open(os.devnull, "wb") as quiet:
         started = time.monotonic()  # the stub's clock (CLOCK_MONOTONIC)
         process = subprocess.Popen(command, cwd=tmp, env=env, stdout=quiet, stderr=quiet)

@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from isodyn.analysis.stats import kappa_interval
 from isodyn.cache import ResponseCache
 from isodyn.core import AnswerType
 from isodyn.experiments.config import ExperimentConfig
@@ -258,6 +257,8 @@ async def audit_rules(
     judged = await _bounded([one(r) for r in picked], settings.concurrency)
     rules = np.array([_label(r.correct) for r, _, _ in judged])
     judge = np.array([_label(v) for _, _, v in judged])
+    from isodyn.analysis.stats import kappa_interval  # pandas: not on a run's way to its first call
+
     kappa = kappa_interval(rules, judge, seed=seed)
     disagreements = [
         {"cell": _cell_label(r), "rules": _label(r.correct), "rules_answer": r.extracted,
