@@ -24,6 +24,7 @@ from typing import TypeVar
 
 import numpy as np
 import pandas as pd
+from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -70,6 +71,14 @@ def _figure(size: tuple[float, float]) -> Figure:
 
 
 def _saved(fig: Figure) -> bytes:
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        # `savefig` with a layout engine draws the whole figure twice: once, not rendered, to lay it
+        # out, then for real. Laid out here and then fixed, the figure is drawn once: the same
+        # pixels (compared byte for byte on the benchmark's figures), in half the drawing.
+        engine.execute(fig)
+        with rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+            fig.set_layout_engine(None)  # no engine at all ("none" keeps a placeholder: two draws)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", metadata={"Software": None})
     return buffer.getvalue()
