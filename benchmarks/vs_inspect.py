@@ -24,7 +24,8 @@ Each run is a fresh process, timed from start to exit here; the two tools altern
 (isodyn first in odd rounds, inspect-ai first in even ones). Every run is printed: wall time, time
 from start to the stub's first call and from the last call to exit, the calls the stub saw, and
 CPU seconds (user + system) and peak RSS, both GNU time's; then per setting the medians and
-isodyn / inspect-ai.
+isodyn / inspect-ai, and the no-cliff check: each tool's live wall time and calls per second at each
+setting side by side, and whether it slows down past 64 connections.
 
 Both tools run in a temporary folder, with an environment stripped of keys, tokens, base URLs and
 proxies; each sends only the dummy key `no-key-required`, and only to the stub on 127.0.0.1.
@@ -255,6 +256,28 @@ def print_medians(runs: list[Run], connections: list[int], prompts: int, latency
             )
 
 
+def print_cliff(runs: list[Run], connections: list[int]) -> None:
+    """The no-cliff check: live wall time and calls per second (the stub's count / wall, medians)
+    at each setting, both tools side by side, and whether either slows down past 64 connections."""
+    print("no-cliff check (live; calls per second = the stub's calls / wall time)")
+    print(f"{'conns':>5}  {'isodyn s':>8}  {'isodyn calls/s':>14}  {'inspect s':>9}  {'inspect calls/s':>15}")
+    wall: dict[tuple[str, int], float] = {}
+    for conns in connections:
+        row = []
+        for tool in TOOLS:
+            of = [r for r in runs if (r.tool, r.mode, r.connections) == (tool, "live", conns)]
+            wall[tool, conns] = statistics.median(r.wall_s for r in of)
+            row.append((wall[tool, conns], statistics.median(r.calls / r.wall_s for r in of)))
+        (iso_s, iso_rate), (ins_s, ins_rate) = row
+        print(f"{conns:5}  {iso_s:8.2f}  {iso_rate:14.1f}  {ins_s:9.2f}  {ins_rate:15.1f}")
+    for tool in TOOLS:
+        past = [c for c in connections if c > 64 and 64 in connections]
+        slower = [c for c in past if wall[tool, c] > 1.1 * wall[tool, 64]]
+        if past:
+            verdict = f"slower at {', '.join(map(str, slower))}" if slower else "no slowdown"
+            print(f"{tool} past 64 connections: {verdict} (slower: a wall time over 1.1 x its own at 64)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -304,6 +327,7 @@ def main() -> None:
     finally:
         stub.close()
     print_medians(runs, connections, len(prompts), arguments.latency)
+    print_cliff(runs, connections)
 
 
 if __name__ == "__main__":
