@@ -17,7 +17,6 @@ from isodyn.models.catalog import collection_paused
 def collector_restored():
     enabled = gc.isenabled()
     yield
-    gc.unfreeze()
     (gc.enable if enabled else gc.disable)()
 
 
@@ -30,14 +29,6 @@ def test_paused_then_as_it_was() -> None:
     with collection_paused():
         assert not gc.isenabled()
     assert not gc.isenabled()  # a caller that had it off keeps it off
-
-
-def test_freeze_moves_what_was_built_out_of_sight() -> None:
-    gc.unfreeze()
-    with collection_paused(freeze=True):
-        built = [[index] for index in range(1000)]
-    assert gc.get_freeze_count() >= len(built)
-    assert gc.isenabled()
 
 
 def test_given_back_when_planning_fails(tmp_path) -> None:

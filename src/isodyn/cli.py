@@ -93,7 +93,7 @@ def run(
     after it override them. The same command after a crash, Ctrl-C or kill -9 resumes the unfinished
     run: finished cells are kept, nothing is called twice. A finished run is replayed from the cache
     into a new directory (its report is written again only when the results changed)."""
-    with collection_paused(freeze=True):  # the run's modules: imported before its first call
+    with collection_paused():  # the run's modules: imported before its first call
         from isodyn.commands.run import DryRunEstimate, RunRequest, estimate_run, run_experiment
         from isodyn.run_screen import RunScreen, estimate_text, run_text
 

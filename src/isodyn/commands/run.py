@@ -144,7 +144,7 @@ def _planned(request: RunRequest, hooks: RunHooks) -> tuple[Plan, Notices]:
     """The checked plan, and the notices a user reads before the run starts (already told). Planning
     imports litellm and every seed's libraries: the collector waits till it is done (a second of the
     time to the first call on 2 cores)."""
-    with collection_paused(freeze=True):
+    with collection_paused():
         plan = plan_experiment(request.config)
     notices = Notices(hooks.notice)
     for line in run_notices.identical_samples(plan) + run_notices.small_token_limit(plan):

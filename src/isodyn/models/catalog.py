@@ -10,6 +10,7 @@ import contextlib
 import functools
 import gc
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,18 +28,16 @@ class ModelError(IsodynError, ValueError):
 
 
 @contextlib.contextmanager
-def collection_paused(freeze: bool = False) -> Iterator[None]:
+def collection_paused() -> Iterator[None]:
     """The cyclic garbage collector off meanwhile, then as it was: an import that builds thousands
     of classes (litellm's, pydantic models) has the collector rescan them over and over, a fifth of
-    litellm's import time here. With `freeze`, what was built is then moved where the collector never
-    scans it again (gc.freeze, as the runner does with the plan): for a command's own start-up."""
+    litellm's import time here. (Not frozen after: litellm's HTTP transports would then outlive the
+    collection at exit and fail in their finalizers.)"""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if freeze:
-            gc.freeze()
         if enabled:
             gc.enable()
 
@@ -46,7 +45,7 @@ def collection_paused(freeze: bool = False) -> Iterator[None]:
 def litellm_module():
     # Keep litellm from fetching its price list over the network at import time.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    with collection_paused():
+    with collection_paused() if "litellm" not in sys.modules else contextlib.nullcontext():
         import litellm
 
     litellm.suppress_debug_info = True
