@@ -28,7 +28,7 @@ import orjson
 from isodyn.atomic import write_atomic
 from isodyn.record import grade
 from isodyn.results import CellResult
-from isodyn.scoring import Question, Score
+from isodyn.scoring import GRADERS, Question, Score
 from isodyn.scoring.version import grader_version
 from isodyn.view.safe import UnsafeFile, read_bounded
 
@@ -89,6 +89,18 @@ def _score_of(line: Any, grader: str) -> Score | None:
     return Score(
         line["correct"], extracted, line["reason"], line["method"], line["ambiguity"], grader, detail
     )
+
+
+def verdict_lines(result: CellResult) -> bytes:
+    """The lines a run keeps for a cell it graded: the verdict of each rule grader it holds (a
+    judge's is not a rule's: it is never kept here), so a report need not grade the reply again."""
+    if not result.graded or result.response is None:
+        return b""
+    kept = [(name, score) for name, score in result.scores.items() if name in GRADERS]
+    if not kept:
+        return b""
+    key = reply_digest(result.response, result.finish_reason, result.asked)
+    return b"".join(_score_line(key, grader_version(name), score) for name, score in kept)
 
 
 Graded = tuple[str, Question, str, str | None]  # (reply, question, grader, finish reason)
