@@ -18,7 +18,7 @@ from isodyn.analysis.grading import grader_sensitivity
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.report import write_report
 from isodyn.analysis.sections import SECTIONS
-from isodyn.analysis.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh
+from isodyn.analysis.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh, reply_digest
 from isodyn.results import CellResult, read_results
 from isodyn.scoring import GRADERS
 from isodyn.scoring.version import _code_files, grader_version
@@ -78,8 +78,8 @@ def test_a_second_report_reads_every_verdict_and_writes_the_same_bytes(
     results = results_of(run_dir)
     write_report(run_dir, results, QUICK)
     first = (run_dir / "report.md").read_bytes()
-    unique_replies = len({r.response for r in results})
-    assert grading_count[0] == len(GRADERS) * unique_replies  # each distinct reply once per grader
+    asked = len({reply_digest(r.response or "", r.finish_reason, r.asked) for r in results})
+    assert grading_count[0] == len(GRADERS) * asked  # each distinct reply to a question once per grader
     assert (run_dir / VERDICTS_FILE).is_file()
 
     grading_count[0] = 0
@@ -229,3 +229,48 @@ def test_many_replies_are_graded_in_worker_processes_with_the_same_verdicts(
         assert book.verdicts(results, name) == graded_afresh(results, name)
     assert sum(chunks_from_workers) == len(GRADERS) * len(results)  # all graded by the workers
     assert len(told) > len(GRADERS) * 2
+
+
+def test_a_run_keeps_its_own_graders_verdicts_so_its_report_grades_only_the_others(
+    tmp_path: Path, run_cli, grading_count: list[int]
+) -> None:
+    from isodyn.testing import OpenAIStub, ScriptedReply
+
+    replies = iter(["The answer is 5", '{"short answer": "A"}', "\\boxed{B}", "no idea"] * 10)
+    words = [f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'cache'}", "models=openai/m",
+             "seeds=isobench_parity", "modalities=latex,code", "variants=3", "quiet=1"]  # fmt: skip
+    with OpenAIStub(lambda request: ScriptedReply(text=next(replies))) as stub:
+        assert run_cli("run", *words, f"api_base={stub.base_url}").code == 0
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    results = results_of(run_dir)
+    assert len(results) == 6 and all(r.graded for r in results)
+    book = VerdictBook.read(run_dir / VERDICTS_FILE)
+    by_grader = {name for name, _ in book.known}
+    assert by_grader == set(GRADERS)  # the run's own (isodyn) as it graded, the others by its report
+    asked = len({reply_digest(r.response or "", r.finish_reason, r.asked) for r in results})
+    assert grading_count[0] == (len(GRADERS) - 1) * asked  # the report never graded isodyn's
+    for result in results:  # what the run kept is the cell's verdict as results.jsonl holds it
+        kept = book.verdicts([result], "isodyn")[0]
+        assert kept is not None and (kept.correct, kept.extracted) == (result.correct, result.extracted)
+    grading_count[0] = 0
+    assert run_cli("report", str(run_dir), "resamples=100").code == 0
+    assert grading_count[0] == 0
+
+
+def test_a_run_never_appends_its_verdicts_through_a_link(tmp_path: Path) -> None:
+    from isodyn.analysis.verdict_book import kept_by_the_run
+
+    run_dir = write_run(tmp_path / "run")
+    results = [r.regraded("isodyn") for r in results_of(run_dir)]
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("theirs\n")
+    (run_dir / VERDICTS_FILE).hardlink_to(outside)
+    with kept_by_the_run(run_dir) as keep:
+        keep(results[0])
+    assert outside.read_text() == "theirs\n"  # the other name's file is never written
+    assert (run_dir / VERDICTS_FILE).read_text().startswith("theirs\n{")
+    (run_dir / VERDICTS_FILE).unlink()
+    (run_dir / VERDICTS_FILE).symlink_to(outside)
+    with kept_by_the_run(run_dir) as keep:  # a link: nothing kept, nothing written through it
+        keep(results[0])
+    assert outside.read_text() == "theirs\n" and (run_dir / VERDICTS_FILE).is_symlink()

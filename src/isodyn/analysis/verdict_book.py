@@ -16,9 +16,10 @@ import hashlib
 import json
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from isodyn.record import grade
 from isodyn.results import CellResult
 from isodyn.scoring import GRADERS, Question, Score
 from isodyn.scoring.version import grader_version
-from isodyn.view.safe import UnsafeFile, read_bounded
+from isodyn.view.safe import UnsafeFile, open_regular, read_bounded
 
 VERDICTS_FILE = "verdicts.jsonl"
 # Told what is being done, how much of it is done and its total (a report's progress line).
@@ -101,6 +102,30 @@ def verdict_lines(result: CellResult) -> bytes:
         return b""
     key = reply_digest(result.response, result.finish_reason, result.asked)
     return b"".join(_score_line(key, grader_version(name), score) for name, score in kept)
+
+
+@contextmanager
+def kept_by_the_run(run_dir: Path) -> Iterator[Callable[[CellResult], None]]:
+    """A writer appending `verdict_lines` of each cell to RUN/verdicts.jsonl as the run grades it.
+    A file there that is a link or not a regular file is left alone (nothing is kept: a report
+    grades again); one with other names (hard links) is first copied to a file of its own."""
+    path = run_dir / VERDICTS_FILE
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    try:
+        handle = open_regular(path, flags)
+        if os.fstat(handle).st_nlink > 1:
+            os.close(handle)
+            write_atomic(path, read_bounded(path, MAX_BOOK_BYTES))
+            handle = open_regular(path, flags)
+    except (OSError, UnsafeFile):
+        yield lambda result: None
+        return
+    with os.fdopen(handle, "ab", buffering=1 << 20) as out:  # a cache of verdicts: no flush per cell
+
+        def keep(result: CellResult) -> None:
+            out.write(verdict_lines(result))
+
+        yield keep
 
 
 Graded = tuple[str, Question, str, str | None]  # (reply, question, grader, finish reason)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from isodyn.analysis.verdict_book import kept_by_the_run
 from isodyn.cache import ResponseCache, cache_key
 from isodyn.cache.stores import claim
 from isodyn.errors import IsodynError
@@ -194,11 +195,15 @@ async def _execute(
     gc.freeze()
     try:
         # A large buffer: replayed rows are written in big blocks; live rows are flushed one by one.
-        with (run_dir / "results.jsonl").open("ab", buffering=1 << 20) as lines:
+        with (
+            (run_dir / "results.jsonl").open("ab", buffering=1 << 20) as lines,
+            kept_by_the_run(run_dir) as keep_verdicts,  # so a report need not grade them again
+        ):
 
             def record(result: CellResult, flush: bool = True) -> None:
                 line = result_line(result)
                 lines.write(line)
+                keep_verdicts(result)
                 fingerprint.add(line)
                 if flush:
                     lines.flush()  # a crash loses at most the cells still in flight
