@@ -128,7 +128,9 @@ def encodable(result: CellResult) -> CellResult:
     """`result` as is, or, when a string in it holds a lone surrogate (which no UTF-8 table or file
     can take), a copy with each one shown: one bad reply must not stop the whole report."""
     try:
-        orjson.dumps(result)  # fast, and refuses exactly the strings that would fail later
+        # fast, and refuses exactly the strings that would fail later; `default=tuple` takes the
+        # cell (a NamedTuple, which orjson refuses as a type): without it every result was copied
+        orjson.dumps(result, default=tuple)
     except TypeError:
         return CellResult.from_row(_surrogates_shown(result.to_row()))
     return result
