@@ -70,13 +70,18 @@ def _headlines(graded: pd.DataFrame) -> dict[tuple[str, str, str, str], float]:
     return out
 
 
-def grader_sensitivity(results: Sequence[CellResult], regrade: Regrade = graded_afresh) -> pd.DataFrame:
+def grader_sensitivity(
+    results: Sequence[CellResult], regrade: Regrade = graded_afresh, frame: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Rows (model, strategy, modality, metric), a column per grader (in %; RR as a ratio), and the
-    spread between the highest and lowest grader. `regrade` may read verdicts kept from before."""
+    spread between the highest and lowest grader. `regrade` may read verdicts kept from before;
+    `frame`, when given, is `results_frame(results)` (a report has built it already)."""
     if not any(r.graded and r.response is not None for r in results):
         return pd.DataFrame()  # nothing to re-grade (an outside table holds verdicts, not replies)
-    frame = results_frame([r for r in results if r.graded])
-    by_grader = {name: _headlines(regraded_frame(results, name, regrade, frame)) for name in GRADERS}
+    graded = [r.graded for r in results]
+    whole = results_frame(results) if frame is None else frame
+    graded_frame = whole[graded].reset_index(drop=True)
+    by_grader = {name: _headlines(regraded_frame(results, name, regrade, graded_frame)) for name in GRADERS}
     keys = sorted(set().union(*by_grader.values()))
     records = []
     for key in keys:

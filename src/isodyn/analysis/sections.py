@@ -201,7 +201,7 @@ def grading_section(inputs: ReportInputs) -> Section:
             "reading was (ambiguity); `exp rescore RUN judge=MODEL` sends the uncertain ones to a judge."
         )
         tables.append(("How verdicts were reached", caption, paths))
-    sensitivity = grader_sensitivity(inputs.results, inputs.regrade)
+    sensitivity = grader_sensitivity(inputs.results, inputs.regrade, inputs.frame)
     if not sensitivity.empty:
         caption = (
             "Every headline number re-graded from the saved replies by each grader (A in %, RR as a "
