@@ -192,7 +192,22 @@ CASES: tuple[Case, ...] = (
     Case("unknown seed", _run("seeds=nope"), 2, "unknown seed 'nope'"),
     Case("unknown local model", _run("models=local/gpt-9"), 2, "unknown local model"),
     Case("unroutable model", _run("models=totally-unknown-model-xyz"), 2, "litellm cannot route"),
-    Case("hosted model without its key", _run("models=gpt-4o-mini"), 2, "OPENAI_API_KEY"),
+    Case(
+        "hosted model without its key",
+        (
+            "run",
+            "out={scratch}/runs",
+            "cache_dir={scratch}/cache",
+            "models=gpt-4o-mini",
+            "seeds=isobench_parity",
+            "variants=1",
+        ),
+        2,
+        "OPENAI_API_KEY",
+    ),  # stops at its plan
+    Case(
+        "dry run of a hosted model without its key", _run("models=gpt-4o-mini"), 0, "not set: OPENAI_API_KEY"
+    ),
     Case("vision maybe", _run("vision=maybe"), 2, "'maybe' is not a model of this run"),
     Case("empty api_base", _run("api_base="), 2, "bad value for api_base"),
     Case("api_key_env not a name", _run("api_key_env=1BAD"), 2, "bad value for api_key_env"),
