@@ -28,7 +28,7 @@ from isodyn.experiments.config import (
     study_words,
 )
 from isodyn.experiments.plan import Plan, plan_experiment
-from isodyn.experiments.rundir import open_run_dir, run_lock_path, unchanged_since
+from isodyn.experiments.rundir import open_run_dir, run_lock_path, share_identical_results, unchanged_since
 from isodyn.experiments.runlock import RunLock
 from isodyn.experiments.runner import ModelUnavailable, RunOutcome, dry_run, execute
 from isodyn.models.catalog import collection_paused
@@ -215,6 +215,7 @@ def _report(run_dir: Path, outcome: RunOutcome, config: ExperimentConfig, notice
         from isodyn.analysis.report import write_report  # seconds to import: only when written
 
         return write_report(run_dir, outcome.results)
+    share_identical_results(run_dir, config, outcome.summary.get("results_digest"))  # one copy on disk
     notices.say(
         "note",
         f"the results are those of {earlier}, so its report stands; `exp report {run_dir}` writes one here",

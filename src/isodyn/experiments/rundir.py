@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from isodyn.atomic import write_atomic
 from isodyn.datasets.kinds import resolved
 from isodyn.experiments.cells import LOCAL_FAILURE
 from isodyn.experiments.config import ExperimentConfig
@@ -90,6 +92,52 @@ def unchanged_since(run_dir: Path, config: ExperimentConfig, digest: str | None)
         if (earlier / "report.md").is_file():
             return earlier
     return None
+
+
+def share_identical_results(run_dir: Path, config: ExperimentConfig, digest: str | None) -> Path | None:
+    """Make `run_dir`'s results.jsonl a hard link to that of the latest earlier complete run of these
+    settings holding the same bytes (a cached rerun writes the rows of the rerun before it): one
+    copy on disk; that run, or None (both kept as they are: no such run, or no link can be made
+    here). Nothing appends to a file with other names (`own_results`) and a repair swaps in a new
+    file, so neither run's rows can change the other's."""
+    mine = run_dir / "results.jsonl"
+    for earlier in reversed(run_folders(config.out, run_identity(config))):
+        if earlier == run_dir or not is_complete(earlier):
+            continue
+        if _digest_of(earlier) != digest or not digest:
+            return None  # the results changed since
+        theirs = earlier / "results.jsonl"
+        try:
+            if mine.stat().st_size != theirs.stat().st_size or mine.read_bytes() != theirs.read_bytes():
+                continue  # the same rows, other bytes (the cache flags of a first, live run)
+            linked = run_dir / f".results.jsonl.{os.getpid()}.link"
+            linked.unlink(missing_ok=True)
+            os.link(theirs, linked)
+            os.replace(linked, mine)
+        except OSError:
+            return None
+        return earlier
+    return None
+
+
+def _digest_of(run_dir: Path) -> str | None:
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return summary.get("results_digest") if isinstance(summary, dict) else None
+
+
+def own_results(run_dir: Path) -> None:
+    """Before a run appends to its results.jsonl: when the file has other names (shared with an
+    identical earlier run), swap in a copy of its own, so the other names' file is never written."""
+    path = run_dir / "results.jsonl"
+    try:
+        shared = path.lstat().st_nlink > 1 and path.is_file() and not path.is_symlink()
+    except OSError:
+        return
+    if shared:
+        write_atomic(path, path.read_bytes())
 
 
 def run_folders(out: Path, identity: str) -> list[Path]:

@@ -41,6 +41,7 @@ from isodyn.experiments.regrade import judge_during_run, judge_settings, needs_j
 from isodyn.experiments.rundir import (
     SPENDING,
     earlier_spending,
+    own_results,
     remember_last_run,
     without_local_failures,
     without_untrusted,
@@ -193,6 +194,7 @@ async def _execute(
     # The plan, the seeds and every imported module live until the end: take them out of the cyclic
     # collector's sight, or each full collection rescans them (a tenth of a cached rerun's time).
     gc.freeze()
+    own_results(run_dir)  # never append through a link to an earlier run's rows
     try:
         # A large buffer: replayed rows are written in big blocks; live rows are flushed one by one.
         with (
