@@ -31,7 +31,7 @@ from isodyn.record import grade
 from isodyn.results import CellResult
 from isodyn.scoring import GRADERS, Question, Score
 from isodyn.scoring.version import grader_version
-from isodyn.view.safe import UnsafeFile, open_regular, read_bounded
+from isodyn.view.safe import UnsafeFile, open_own, read_bounded
 
 VERDICTS_FILE = "verdicts.jsonl"
 # Told what is being done, how much of it is done and its total (a report's progress line).
@@ -110,13 +110,8 @@ def kept_by_the_run(run_dir: Path) -> Iterator[Callable[[CellResult], None]]:
     A file there that is a link or not a regular file is left alone (nothing is kept: a report
     grades again); one with other names (hard links) is first copied to a file of its own."""
     path = run_dir / VERDICTS_FILE
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
     try:
-        handle = open_regular(path, flags)
-        if os.fstat(handle).st_nlink > 1:
-            os.close(handle)
-            write_atomic(path, read_bounded(path, MAX_BOOK_BYTES))
-            handle = open_regular(path, flags)
+        handle = open_own(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, MAX_BOOK_BYTES)
     except (OSError, UnsafeFile):
         yield lambda result: None
         return

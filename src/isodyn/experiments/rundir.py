@@ -83,12 +83,8 @@ def unchanged_since(run_dir: Path, config: ExperimentConfig, digest: str | None)
     for earlier in reversed(run_folders(config.out, run_identity(config))):
         if earlier == run_dir or not is_complete(earlier):
             continue
-        try:
-            summary = json.loads((earlier / "summary.json").read_text())
-        except (OSError, ValueError):
-            return None
-        if not isinstance(summary, dict) or summary.get("results_digest") != digest:
-            return None  # the results changed since
+        if _digest_of(earlier) != digest:
+            return None  # the results changed since (or its summary cannot be read)
         if (earlier / "report.md").is_file():
             return earlier
     return None
@@ -121,6 +117,7 @@ def share_identical_results(run_dir: Path, config: ExperimentConfig, digest: str
 
 
 def _digest_of(run_dir: Path) -> str | None:
+    """The results digest a run's summary.json records; None when it cannot be read."""
     try:
         summary = json.loads((run_dir / "summary.json").read_text())
     except (OSError, ValueError):

@@ -22,8 +22,7 @@ from typing import Any
 
 import orjson
 
-from isodyn.atomic import write_atomic
-from isodyn.view.safe import inside, open_regular, read_bounded
+from isodyn.view.safe import inside, open_own, read_bounded
 
 MARKS_FILE = "marks.jsonl"
 READINGS = ("correct", "wrong", "none")  # the corpus's verdicts: how a person reads the reply
@@ -133,11 +132,7 @@ def append_mark(run_dir: Path, mark: Mark) -> None:
     links, one of which may be outside the run) is first copied to a file of its own, swapped in:
     the other names' file is never written."""
     path = marks_path(run_dir)
-    handle = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
-    if os.fstat(handle).st_nlink > 1:
-        os.close(handle)
-        write_atomic(path, read_bounded(path, MAX_MARKS_BYTES))
-        handle = open_regular(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    handle = open_own(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, MAX_MARKS_BYTES)
     try:
         size = os.fstat(handle).st_size
         ends_cleanly = size == 0 or os.pread(handle, 1, size - 1) == b"\n"

@@ -14,6 +14,7 @@ import os
 import stat
 from pathlib import Path
 
+from isodyn.atomic import write_atomic
 from isodyn.errors import IsodynError
 
 
@@ -49,6 +50,18 @@ def open_regular(path: Path, flags: int, mode: int = 0o666) -> int:
     return handle
 
 
+def open_own(path: Path, flags: int, limit: int) -> int:
+    """As `open_regular`, for writing: a file with other names (hard links, one of which may be
+    outside the run) is first copied, up to `limit` bytes, to a file of its own swapped in, so the
+    other names' file is never written."""
+    handle = open_regular(path, flags)
+    if os.fstat(handle).st_nlink > 1:
+        os.close(handle)
+        write_atomic(path, read_bounded(path, limit))
+        handle = open_regular(path, flags)
+    return handle
+
+
 def read_bounded(path: Path, limit: int) -> bytes:
     """The whole of a regular file, refused (UnsafeFile) when it holds more than `limit` bytes."""
     handle = open_regular(path, os.O_RDONLY)
@@ -57,5 +70,3 @@ def read_bounded(path: Path, limit: int) -> bytes:
     if len(data) > limit:
         raise UnsafeFile(f"{path} holds more than {limit:,} bytes")
     return data
-
-
