@@ -62,6 +62,10 @@ _SET_ASIDE = re.compile(r"(responses|replays|renders)\.damaged-[0-9x-]+")
 _PERMISSION = (errno.EACCES, errno.EPERM)
 _PLAIN = frozenset({bytes, str, int, float})  # what diskcache stores as itself (its raw modes)
 _SETTINGS = frozenset(DEFAULT_SETTINGS) | frozenset(METADATA)
+# diskcache's own defaults let each store's SQLite connection keep 32 MB of pages and map 64 MB of its
+# file: a run has three stores, so a long run's memory grew with them. Reads go through the
+# operating system's file cache instead (a cached rerun is no slower).
+_MEMORY_SETTINGS = {"sqlite_mmap_size": 0, "sqlite_cache_size": 512}  # pages of 4 KB: 2 MB a store
 # An index of the pickled entries (none in a store of ours): opening finds one without a full scan.
 _PICKLED = "mode = 4 OR raw = 0"  # MODE_PICKLE, or a key pickled (not stored raw)
 _PICKLED_INDEX = f"CREATE INDEX IF NOT EXISTS isodyn_pickled ON Cache(rowid) WHERE {_PICKLED}"
@@ -224,7 +228,7 @@ def open_store(directory: Path | str, *, pickles: bool = False) -> diskcache.Cac
     if path.exists() and not path.is_dir():
         raise NotACache(path.parent, f"{path.name} is a file isodyn did not make")
     try:
-        store = diskcache.Cache(str(path), disk=SafeDisk)
+        store = diskcache.Cache(str(path), disk=SafeDisk, **_MEMORY_SETTINGS)
     except (sqlite3.DatabaseError, OSError) as exc:
         if is_permission_problem(exc, path):
             raise CacheUnreadable(path, _reason(exc)) from None

@@ -135,9 +135,14 @@ class RunResult:
     log_path: Path  # log.jsonl
     report_path: Path  # report.md
     summary: RunSummary
-    results: list[CellResult] = field(repr=False)
+    outcome: RunOutcome = field(repr=False)
     resumed: int = 0  # cells finished by an earlier process of this run
     notices: tuple[Notice, ...] = ()
+
+    @property
+    def results(self) -> list[CellResult]:
+        """The run's rows, read from results.jsonl when first asked for."""
+        return self.outcome.results
 
 
 def _planned(request: RunRequest, hooks: RunHooks) -> tuple[Plan, Notices]:
@@ -203,7 +208,7 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
         lock.release()
     return RunResult(
         run_dir, run_dir / "results.jsonl", run_dir / "log.jsonl", report,
-        RunSummary.from_json(outcome.summary), outcome.results, len(done), notices.said,
+        RunSummary.from_json(outcome.summary), outcome, len(done), notices.said,
     )  # fmt: skip
 
 

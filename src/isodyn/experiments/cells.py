@@ -7,7 +7,7 @@ import socket
 import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +44,20 @@ from isodyn.strategies import (
     Services,
 )
 
+VARIANTS_HELD = 4096  # a seed's stretch of the grid asks for at most `variants` of them
+
 
 class RunMaterials:
-    """Variants and renderings for strategies: variants made once per run, renderings memoized on disk."""
+    """Variants and renderings for strategies: variants memoized on disk and the recent ones in memory,
+    renderings memoized on disk."""
 
     def __init__(self, seeds: dict[str, SeedProgram], base_seed: int, renders: RenderCache) -> None:
         self.seeds = seeds
         self._base_seed = base_seed
         self._renders = renders
-        self.variant = cache(self._variant)
+        # A variant is asked for by each of its cells (modalities, strategies, models, repeats), all
+        # within its seed's stretch of the grid; a bounded memo keeps a long run's memory flat.
+        self.variant = lru_cache(maxsize=VARIANTS_HELD)(self._variant)
 
     def _variant(self, seed_id: str, index: int) -> Variant:
         return self._renders.variant(self.seeds[seed_id], index, self._base_seed)

@@ -7,13 +7,14 @@ Side effects live here (files, the cache, litellm); what a cell *means* comes fr
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import hashlib
 import json
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from isodyn.cache.stores import claim
 from isodyn.errors import IsodynError
 from isodyn.experiments.batch import BatchHook, BatchParts, run_batches
 from isodyn.experiments.batch_jobs import estimate_batch_cost
-from isodyn.experiments.cells import LOCAL_FAILURE, RunMaterials, recorded_key, run_cell, untrusted_reply
+from isodyn.experiments.cells import RunMaterials, recorded_key, run_cell, untrusted_reply
 from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.llm import (
@@ -48,18 +49,25 @@ from isodyn.experiments.rundir import (
 )
 from isodyn.experiments.runlock import RunLock
 from isodyn.experiments.saved_config import MadeBy, run_config_bytes
+from isodyn.experiments.tally import RowTally
 from isodyn.generators.render_cache import RenderCache
 from isodyn.models.preflight import preflight
 from isodyn.models.requests import ModelRequest, Reply
-from isodyn.record import JUDGE, Cell, CellResult, Status
-from isodyn.results import result_line
+from isodyn.record import Cell, CellResult, Status
+from isodyn.results import read_results, result_line
 
 
 @dataclass
 class RunOutcome:
+    """A finished run: its folder and summary. Its rows are read from results.jsonl when first asked
+    for (the run held counts, not rows, so its memory did not grow with the grid)."""
+
     run_dir: Path
     summary: dict[str, Any]
-    results: list[CellResult] = field(default_factory=list, repr=False)  # asyncio logs reprs
+
+    @functools.cached_property
+    def results(self) -> list[CellResult]:
+        return list(read_results(self.run_dir).results)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -68,25 +76,18 @@ class RunOutcome:
 
 
 def summarize(
-    results: list[CellResult], client: CachedClient, grid: Grid, seconds: float, left_undone: int
+    tally: RowTally, client: CachedClient, grid: Grid, seconds: float, left_undone: int
 ) -> dict[str, Any]:
-    statuses = [r.outcome.status for r in results]
+    counts = tally.counts()
     return {
-        "cells": len(results),
+        "cells": counts.pop("cells"),
         "complete": left_undone == 0,
         "left_undone": left_undone,
         "calls_made": client.calls_made,
         "cache_hits": client.cache_hits,
         "retries": client.retries,
         "cost_usd": round(client.cost_usd, 6),
-        "skipped": statuses.count(Status.SKIPPED),
-        "errors": statuses.count(Status.ERROR),
-        "extraction_failed": statuses.count(Status.EXTRACTION_FAILED),
-        "truncated": statuses.count(Status.TRUNCATED),
-        "graded": statuses.count(Status.OK),
-        "judged": sum(JUDGE in r.scores for r in results),  # cells the judge was asked about
-        "decided_by_judge": sum(r.decided_by == JUDGE for r in results),
-        "correct": sum(bool(r.correct) for r in results),
+        **counts,
         "not_renderable": [f"{seed}:{modality.value}" for seed, modality in grid.not_renderable],
         "seconds": round(seconds, 3),
     }
@@ -151,13 +152,14 @@ async def _execute(
         cache_store, _limits(config), Budget(config.max_cost), log, api_key_env=config.api_key_env
     )
     materials = RunMaterials(plan.seeds, config.base_seed, renders)
-    results: list[CellResult] = list(done or [])
+    tally = RowTally()
     fingerprint = ResultsFingerprint()
-    for earlier_result in results:
+    for earlier_result in done:
+        tally.add(earlier_result)
         fingerprint.add(result_line(earlier_result))
-    finished = {r.cell for r in results}
+    finished = {r.cell for r in done}
     todo = [c for c in plan.grid.cells if c not in finished]  # a Cell equals its row's tuple
-    log.event("start", cells=len(plan.grid.cells), resumed_rows=len(results), todo=len(todo))
+    log.event("start", cells=len(plan.grid.cells), resumed_rows=len(done), todo=len(todo))
     undone = 0
     stopped: str | None = None
     judge = judge_settings(config)
@@ -209,12 +211,20 @@ async def _execute(
                 fingerprint.add(line)
                 if flush:
                     lines.flush()  # a crash loses at most the cells still in flight
-                results.append(result)
+                tally.add(result)
                 if on_row:
                     on_row(result, client)
 
-            cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
+            most_in_flight = max(1, config.concurrency * len(plan.models) * 2)
+            cells_in_flight = asyncio.Semaphore(most_in_flight)
             in_flight: set[asyncio.Task[None]] = set()
+
+            async def room() -> None:
+                """Wait till a cell may start: no more tasks than cells in flight are made, so a
+                100,000-cell grid holds a few hundred waiting cells, not all of them."""
+                while len(in_flight) >= most_in_flight:
+                    await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+
             checked: set[str] = set()  # models whose server was checked before their first call
 
             async def guarded(cell: Cell) -> None:
@@ -261,6 +271,7 @@ async def _execute(
                 try:
                     result = await run_cell(plan, cell, materials, client, run_dir, replayed, memo)
                     if judge is not None and needs_judge(result):
+                        await room()
                         task = asyncio.create_task(judged_then_recorded(result))
                         in_flight.add(task)
                         task.add_done_callback(in_flight.discard)
@@ -273,6 +284,7 @@ async def _execute(
                     if config.batch:
                         pending.append(cell)
                     else:
+                        await room()
                         start_live(cell)
                 if in_flight:
                     await asyncio.sleep(0)  # let the calls in flight take their replies
@@ -282,6 +294,7 @@ async def _execute(
                 batched = await run_batches(plan, pending, parts, on_batch)
                 pending, undone = batched.live, undone + batched.undone
             for cell in pending:  # what batch jobs left to live calls
+                await room()
                 start_live(cell)
             while in_flight:
                 await asyncio.gather(*in_flight)
@@ -289,7 +302,7 @@ async def _execute(
         cache_store.close()
         renders.close()
         memo.close()
-    summary = summarize(results, client, plan.grid, time.perf_counter() - started, undone)
+    summary = summarize(tally, client, plan.grid, time.perf_counter() - started, undone)
     # a resumed run (rows, or replies batch jobs stored before any cell finished): the totals cover
     # every process that worked on it
     if done or any(earlier.values()):
@@ -305,7 +318,7 @@ async def _execute(
         summary["max_cost"] = client.budget.limit_usd
     if stopped:
         summary["stopped"] = stopped
-    local_problem = _local_problem(results, cache_store, summary)
+    local_problem = _local_problem(tally, cache_store, summary)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
     log.event(
         "end", **{k: summary[k] for k in ("cells", "calls_made", "cache_hits", "left_undone", "cost_usd")}
@@ -316,7 +329,7 @@ async def _execute(
         raise ModelUnavailable(stopped)
     if local_problem:
         raise LocalFailure(local_problem)
-    return RunOutcome(run_dir, summary, results)
+    return RunOutcome(run_dir, summary)
 
 
 class ResultsFingerprint:
@@ -376,15 +389,15 @@ def _received(
     return received, untrusted
 
 
-def _local_problem(results: list[CellResult], cache_store: ResponseCache, summary: dict[str, Any]) -> str:
+def _local_problem(tally: RowTally, cache_store: ResponseCache, summary: dict[str, Any]) -> str:
     """One line on what failed on this machine ('' when nothing did); marks the summary incomplete."""
-    failed = [r for r in results if r.reason == LOCAL_FAILURE]
+    failed = tally.local_failures
     if not failed and not cache_store.unstored:
         return ""
-    summary.update(complete=False, local_failures=len(failed), not_cached=cache_store.unstored)
+    summary.update(complete=False, local_failures=failed, not_cached=cache_store.unstored)
     said = []
     if failed:
-        said.append(f"{len(failed)} cells failed on this machine ({failed[0].error})")
+        said.append(f"{failed} cells failed on this machine ({tally.first_local_error})")
     if cache_store.unstored:
         said.append(
             f"{cache_store.unstored} replies could not be stored in the cache ({cache_store.write_error}); "

@@ -112,7 +112,7 @@ def image_digest(image: bytes) -> str:
     return "sha256:" + hashlib.sha256(image).hexdigest()
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=128)  # a key holds a whole image (tens of kB): the recent few, reused by a cell's calls
 def _data_uri_digest(url: str) -> str:
     # by the decoded bytes, so the same pixels under another MIME label or encoding hash alike
     return image_digest(base64.b64decode(url.split(",", 1)[1]))
