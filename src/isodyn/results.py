@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import types
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import MISSING, dataclass, fields, is_dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -260,27 +260,38 @@ class LinesRead:
     first_problem: str | None  # "line 3: correct is 'maybe', not true or false or null"
 
 
+def scan_lines(
+    path: Path, problem: Callable[[dict[str, Any], str], str | None]
+) -> Iterator[tuple[dict[str, Any] | None, bytes, str]]:
+    """Each non-blank line of `path`, read as the file is read (never the whole file at once): the
+    JSON object when `problem(row, where)` says None, else None and "line N: why", with the line as
+    it was. `problem` may raise to refuse the whole file."""
+    with path.open("rb") as lines:
+        for number, line in enumerate(lines, 1):
+            if number == 1:
+                line = line.removeprefix(BOM)
+            if not line.strip():
+                continue
+            row, why = parsed_line(line)
+            if row is not None:
+                why = problem(row, f"{path} line {number}") or ""
+            yield (None, line, f"line {number}: {why}") if why or row is None else (row, line, "")
+
+
 def read_lines(path: Path, problem: Callable[[dict[str, Any], str], str | None]) -> LinesRead:
     """Every line of `path` that is a JSON object for which `problem(row, where)` says None; the
     others are set aside (blank lines are skipped). `problem` may raise to refuse the whole file."""
-    data = path.read_bytes()
-    data = data.removeprefix(BOM)
     rows: list[dict[str, Any]] = []
     good: list[bytes] = []
     damaged: list[bytes] = []
     first: str | None = None
-    for number, line in enumerate(data.splitlines(keepends=True), 1):
-        if not line.strip():
-            continue
-        row, why = parsed_line(line)
+    for row, line, why in scan_lines(path, problem):
         if row is not None:
-            why = problem(row, f"{path} line {number}") or ""
-        if row is not None and not why:
             rows.append(row)
             good.append(line)
         else:
             damaged.append(line if line.endswith(b"\n") else line + b"\n")
-            first = first or f"line {number}: {why}"
+            first = first or why
     return LinesRead(rows, good, damaged, first)
 
 
@@ -349,14 +360,22 @@ class Run:
 
 def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) -> Run:
     """The one reader of a run directory, used by every command that reads results. Each cell
-    counts once: a second row for a cell already read is ignored and counted."""
+    counts once: a second row for a cell already read is ignored and counted. A plain read turns
+    each line into its record as the file is read, so a large run is never held twice (as JSON
+    objects and as records); a repairing read (`read_rows`) holds the lines it rewrites."""
     run_dir = Path(run_dir)
-    read = read_rows(run_dir, repair, missing_ok)
     config = _object(read_json(run_dir / "config.json")) or {}
     base_seed = config.get("base_seed")
     results: list[CellResult] = []
     seen: set[tuple[str, str, str, str, int, int]] = set()
-    for row in read.rows:
+    rows = damaged = 0
+    first: str | None = None
+    for row in _rows(run_dir, repair, missing_ok):
+        if isinstance(row, str):  # a damaged line: why
+            damaged += 1
+            first = first or row
+            continue
+        rows += 1
         result = CellResult.from_row(row)
         if not result.question and "question" not in row:
             result = _question_from_seed(result, base_seed if type(base_seed) is int else 0)
@@ -364,9 +383,26 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
             seen.add(result.cell)
             results.append(result)
     return Run(
-        run_dir, results, config, _object(read_json(run_dir / "summary.json")), read.damaged,
-        len(read.rows) - len(results), read.first_problem, moved=repair and read.damaged > 0,
+        run_dir, results, config, _object(read_json(run_dir / "summary.json")), damaged,
+        rows - len(results), first, moved=repair and damaged > 0,
     )  # fmt: skip
+
+
+def _rows(run_dir: Path, repair: bool, missing_ok: bool) -> Iterator[dict[str, Any] | str]:
+    """The rows of results.jsonl in order, and for each damaged line why ("line N: ..."), as
+    `read_rows` reads them; without `repair`, one line at a time."""
+    path = run_dir / "results.jsonl"
+    if repair or not path.is_file():
+        read = read_rows(run_dir, repair, missing_ok)
+        rows = read.rows[::-1]
+        read.rows.clear()
+        while rows:  # each object let go once its record is made
+            yield rows.pop()
+        if read.damaged:  # read_rows keeps no damaged line's place: they are counted after
+            yield from [read.first_problem or "damaged"] * read.damaged
+        return
+    for row, _line, why in scan_lines(path, row_problem):
+        yield row if row is not None else why
 
 
 def _object(value: Any) -> dict[str, Any] | None:
@@ -405,12 +441,22 @@ def read_json(path: Path) -> Any:
         return None
 
 
-def results_frame(results: Sequence[CellResult]) -> Any:
-    """The results as one table (a pandas DataFrame, one line per cell) for the analysis layer."""
+def results_frame(results: Sequence[CellResult], copy_calls: bool = True) -> Any:
+    """The results as one table (a pandas DataFrame, one line per cell) for the analysis layer.
+    Without `copy_calls`, the transcript column holds each record's own `Call`s instead of their
+    JSON form: no copy of every prompt and reply (a report of a large run reads only a few)."""
     import pandas as pd
 
+    rows = [result.to_row() for result in results] if copy_calls else [_row_sharing_calls(r) for r in results]
     # no results: still every column, so the tables say "nothing to show" instead of failing
-    return pd.DataFrame([result.to_row() for result in results], columns=list(ROW_FIELDS))
+    return pd.DataFrame(rows, columns=list(ROW_FIELDS))
+
+
+def _row_sharing_calls(result: CellResult) -> dict[str, Any]:
+    row = result.flat()  # its transcript: the record's tuple of Calls
+    row["choices"] = list(result.choices)
+    row["variation_types"] = list(result.variation_types)
+    return row
 
 
 def write_results(path: Path, results: Iterable[CellResult]) -> None:

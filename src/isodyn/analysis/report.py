@@ -31,6 +31,7 @@ from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
 from isodyn.analysis.verdict_book import VERDICTS_FILE, Progress, VerdictBook, graded_afresh
 from isodyn.atomic import write_atomic
+from isodyn.calls import Call
 from isodyn.errors import IsodynError
 from isodyn.results import CellResult, read_json, results_frame
 from isodyn.schema import Column
@@ -78,14 +79,15 @@ def _wrong_samples(graded: pd.DataFrame, seed: int) -> list[dict[str, Any]]:
     identity salted with `seed` (`stable_pick`): the same cells whatever the order of the rows."""
     if Column.transcript not in graded:
         return []
-    transcribed = graded[Column.transcript].map(lambda t: isinstance(t, list) and bool(t))
+    transcribed = graded[Column.transcript].map(lambda t: isinstance(t, list | tuple) and bool(t))
     wrong = graded[~graded[Column.correct] & transcribed]
     if wrong.empty:
         return []
     samples = []
     for record in stable_pick(wrong, WRONG_SAMPLES, seed):
         calls = []
-        for call in record.get(Column.transcript) or []:
+        for shared in record.get(Column.transcript) or []:
+            call = shared.to_json() if isinstance(shared, Call) else shared  # the frame's own Calls
             for message in call.get("messages", []):
                 content = message["content"]
                 text = (
@@ -189,7 +191,7 @@ def build_report(
     (`analysis.sections`), in order. `regrade` gives each grader's verdicts (kept ones, or afresh);
     `progress`, when given, is told which section is being computed."""
     results = [encodable(result) for result in results]
-    frame = results_frame(results)
+    frame = results_frame(results, copy_calls=False)
     graded = graded_cells(frame)
     chosen = run_baseline(frame, config, baseline)
     inputs = ReportInputs(results, frame, graded, bootstrap, process, chosen.arm.strategy, marks, regrade)

@@ -13,7 +13,7 @@ import hashlib
 import json
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,45 +215,48 @@ async def _execute(
                 if on_row:
                     on_row(result, client)
 
-            most_in_flight = max(1, config.concurrency * len(plan.models) * 2)
-            cells_in_flight = asyncio.Semaphore(most_in_flight)
+            # No more tasks than cells in flight are made: a 100,000-cell grid holds a few hundred
+            # started cells, not one task per cell.
+            cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
             in_flight: set[asyncio.Task[None]] = set()
-
-            async def room() -> None:
-                """Wait till a cell may start: no more tasks than cells in flight are made, so a
-                100,000-cell grid holds a few hundred waiting cells, not all of them."""
-                while len(in_flight) >= most_in_flight:
-                    await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
-
             checked: set[str] = set()  # models whose server was checked before their first call
+
+            def ended(task: asyncio.Task[None]) -> None:
+                in_flight.discard(task)
+                cells_in_flight.release()
+
+            async def launch(work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+                """Start `work` as a task once a cell may be in flight (waiting for one to end)."""
+                await cells_in_flight.acquire()
+                task = asyncio.create_task(work())
+                in_flight.add(task)
+                task.add_done_callback(ended)
 
             async def guarded(cell: Cell) -> None:
                 nonlocal undone
-                async with cells_in_flight:
-                    try:
-                        finished_cell = await run_cell(plan, cell, materials, client, run_dir, live, memo)
-                        finished_cell = await judged(finished_cell)
-                    except BudgetExhausted:
-                        undone += 1
-                        return
+                try:
+                    finished_cell = await run_cell(plan, cell, materials, client, run_dir, live, memo)
+                    finished_cell = await judged(finished_cell)
+                except BudgetExhausted:
+                    undone += 1
+                    return
                 record(finished_cell)
 
             async def judged_then_recorded(result: CellResult) -> None:
                 """A replayed cell the judge reads (its call may be live): recorded once read."""
                 nonlocal undone
-                async with cells_in_flight:
-                    try:
-                        result = await judged(result)
-                    except BudgetExhausted:
-                        undone += 1  # resumed later: its replies are cached, only the judge is asked
-                        return
+                try:
+                    result = await judged(result)
+                except BudgetExhausted:
+                    undone += 1  # resumed later: its replies are cached, only the judge is asked
+                    return
                 record(result)
 
-            def start_live(cell: Cell) -> None:
-                """Send a missed cell at once: the first call leaves while later cells are still
-                being replayed or drawn. Before a model's first live call, it is checked once: one
-                that cannot be called at all stops every new call (its cells are left undone,
-                nothing is paid), not one retried error per cell."""
+            async def start_live(cell: Cell) -> None:
+                """Send a missed cell as soon as it may go: the first call leaves while later cells
+                are still being replayed or drawn. Before a model's first live call, it is checked
+                once: one that cannot be called at all stops every new call (its cells are left
+                undone, nothing is paid), not one retried error per cell."""
                 nonlocal stopped, undone
                 if cell.model not in checked:
                     checked.add(cell.model)
@@ -261,9 +264,7 @@ async def _execute(
                 if stopped:
                     undone += 1
                     return
-                task = asyncio.create_task(guarded(cell))
-                in_flight.add(task)
-                task.add_done_callback(in_flight.discard)
+                await launch(functools.partial(guarded, cell))
 
             pending: list[Cell] = []  # cache misses held back for batch jobs (batch=1)
             for cell in todo:
@@ -271,10 +272,7 @@ async def _execute(
                 try:
                     result = await run_cell(plan, cell, materials, client, run_dir, replayed, memo)
                     if judge is not None and needs_judge(result):
-                        await room()
-                        task = asyncio.create_task(judged_then_recorded(result))
-                        in_flight.add(task)
-                        task.add_done_callback(in_flight.discard)
+                        await launch(functools.partial(judged_then_recorded, result))
                     else:
                         record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
                 except CacheMiss:
@@ -284,8 +282,7 @@ async def _execute(
                     if config.batch:
                         pending.append(cell)
                     else:
-                        await room()
-                        start_live(cell)
+                        await start_live(cell)
                 if in_flight:
                     await asyncio.sleep(0)  # let the calls in flight take their replies
             lines.flush()
@@ -294,8 +291,7 @@ async def _execute(
                 batched = await run_batches(plan, pending, parts, on_batch)
                 pending, undone = batched.live, undone + batched.undone
             for cell in pending:  # what batch jobs left to live calls
-                await room()
-                start_live(cell)
+                await start_live(cell)
             while in_flight:
                 await asyncio.gather(*in_flight)
     finally:
