@@ -310,11 +310,9 @@ def read_rows(run_dir: Path, repair: bool = False, missing_ok: bool = False) -> 
     cleanly. With `missing_ok`, a run that stopped before its first row (no results.jsonl yet) has
     no rows instead of being an error. A row of a newer schema refuses the whole run (NewerRun),
     before anything is moved."""
-    path = Path(run_dir) / "results.jsonl"
-    if not path.is_file():
-        if missing_ok and Path(run_dir).is_dir():
-            return RowsRead([], 0)
-        raise FileNotFoundError(f"no results.jsonl in {run_dir}")
+    path = _results_path(Path(run_dir), missing_ok)
+    if path is None:
+        return RowsRead([], 0)
     read = read_lines(path, row_problem)
     if repair and read.damaged:
         with (Path(run_dir) / DAMAGED_FILE).open("ab") as aside:
@@ -323,6 +321,17 @@ def read_rows(run_dir: Path, repair: bool = False, missing_ok: bool = False) -> 
         temporary.write_bytes(b"".join(read.good))
         temporary.replace(path)  # atomic: a crash leaves the old file or the new one, whole
     return RowsRead(read.rows, len(read.damaged), read.first_problem)
+
+
+def _results_path(run_dir: Path, missing_ok: bool) -> Path | None:
+    """The run's results.jsonl; None for a run that stopped before its first row when `missing_ok`
+    (its folder is there), else FileNotFoundError when there is none."""
+    path = run_dir / "results.jsonl"
+    if path.is_file():
+        return path
+    if missing_ok and run_dir.is_dir():
+        return None
+    raise FileNotFoundError(f"no results.jsonl in {run_dir}")
 
 
 def load_rows(run_dir: Path, repair: bool = False) -> list[dict[str, Any]]:
@@ -360,20 +369,21 @@ class Run:
 
 def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) -> Run:
     """The one reader of a run directory, used by every command that reads results. Each cell
-    counts once: a second row for a cell already read is ignored and counted. A plain read turns
-    each line into its record as the file is read, so a large run is never held twice (as JSON
-    objects and as records); a repairing read (`read_rows`) holds the lines it rewrites."""
+    counts once: a second row for a cell already read is ignored and counted. Each line becomes its
+    record as the file is read, so a large run is never held twice (as JSON objects and as
+    records); a repairing read that met damaged lines then moves them aside (`read_rows`)."""
     run_dir = Path(run_dir)
+    path = _results_path(run_dir, missing_ok)
     config = _object(read_json(run_dir / "config.json")) or {}
     base_seed = config.get("base_seed")
     results: list[CellResult] = []
     seen: set[tuple[str, str, str, str, int, int]] = set()
     rows = damaged = 0
     first: str | None = None
-    for row in _rows(run_dir, repair, missing_ok):
-        if isinstance(row, str):  # a damaged line: why
+    for row, _line, why in scan_lines(path, row_problem) if path else ():
+        if row is None:
             damaged += 1
-            first = first or row
+            first = first or why
             continue
         rows += 1
         result = CellResult.from_row(row)
@@ -382,27 +392,12 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
         if result.cell not in seen:
             seen.add(result.cell)
             results.append(result)
+    if repair and damaged:
+        read_rows(run_dir, repair=True)  # a second pass, over a damaged file only: moves those lines
     return Run(
         run_dir, results, config, _object(read_json(run_dir / "summary.json")), damaged,
         rows - len(results), first, moved=repair and damaged > 0,
     )  # fmt: skip
-
-
-def _rows(run_dir: Path, repair: bool, missing_ok: bool) -> Iterator[dict[str, Any] | str]:
-    """The rows of results.jsonl in order, and for each damaged line why ("line N: ..."), as
-    `read_rows` reads them; without `repair`, one line at a time."""
-    path = run_dir / "results.jsonl"
-    if repair or not path.is_file():
-        read = read_rows(run_dir, repair, missing_ok)
-        rows = read.rows[::-1]
-        read.rows.clear()
-        while rows:  # each object let go once its record is made
-            yield rows.pop()
-        if read.damaged:  # read_rows keeps no damaged line's place: they are counted after
-            yield from [read.first_problem or "damaged"] * read.damaged
-        return
-    for row, _line, why in scan_lines(path, row_problem):
-        yield row if row is not None else why
 
 
 def _object(value: Any) -> dict[str, Any] | None:

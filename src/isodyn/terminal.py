@@ -68,7 +68,7 @@ def print_results_table(results: Sequence[CellResult]) -> None:
     from isodyn.analysis.tables import format_value
     from isodyn.results import results_frame
 
-    frame = robustness_table(results_frame(results))
+    frame = robustness_table(results_frame(results, copy_calls=False))  # no transcript is shown
     table = Table(title="DynaMath robustness (A in %)")
     for column in ("model", "strategy", "modality", "graded", "skipped", "A_avg", "A_wst", "RR"):
         table.add_column(column, overflow="fold")

@@ -28,8 +28,8 @@ class RowTally:
         self.correct += bool(result.correct)
         if result.reason == LOCAL_FAILURE:
             self.local_failures += 1
-            if self.first_local_error is None:
-                self.first_local_error = result.error or ""
+            if self.local_failures == 1:
+                self.first_local_error = result.error
 
     def counts(self) -> dict[str, int]:
         """The summary's counts of rows, by the names summary.json gives them."""
