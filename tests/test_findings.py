@@ -29,7 +29,9 @@ from isodyn.analysis.legend import legend
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.report import _wrong_samples, build_report, render_html, render_markdown
 from isodyn.analysis.tables import TOPIC_COLUMNS
-from isodyn.results import CellResult
+from isodyn.calls import Call
+from isodyn.results import CellResult, results_frame
+from isodyn.schema import Column
 
 FAST = Bootstrap(resamples=2_000)
 TOPICS = ["algebra", "statistics", "plane_geometry"]
@@ -330,3 +332,16 @@ def test_html_escapes_findings(tmp_path) -> None:
     html = render_html(build_report(results_of(rows), None, None, "run", FAST))
     findings = html[html.index('<section id="findings">') : html.index("</section>")]
     assert "&lt;b&gt;m&lt;/b&gt;: best of 4 arms" in findings and "<b>m</b>" not in findings
+
+
+def test_samples_read_the_records_own_calls_as_they_read_copied_ones() -> None:
+    """The report's table shares each record's Calls (no copy of every transcript): the samples it
+    shows are those of the table that copies them, prompt, reply and all."""
+    records = [CellResult.from_row(r) for r in wrong_rows()]
+    shared = graded_cells(results_frame(records, copy_calls=False))
+    copied = graded_cells(results_frame(records))
+    assert isinstance(shared[Column.transcript].iloc[0][0], Call)
+    assert isinstance(copied[Column.transcript].iloc[0][0], dict)
+    samples = _wrong_samples(shared, 0)
+    assert len(samples) == 5 and samples == _wrong_samples(copied, 0)
+    assert all(s["calls"][-1]["who"] == "answer · reply" and s["calls"][-1]["text"] for s in samples)
