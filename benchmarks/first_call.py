@@ -34,8 +34,8 @@ DRAIN_S = 1.0
 
 def variants_for(cells: int) -> int:
     """Variants that bring the grid nearest `cells` (its size per variant, from this checkout's plan)."""
-    from isodyn.experiments.config import parse_overrides
     from isodyn.experiments.plan import plan_experiment
+    from isodyn.runs.config import parse_overrides
 
     with tempfile.TemporaryDirectory(prefix="first-call-plan-") as folder:
         words = [

@@ -43,8 +43,8 @@ class Measured:
 def variants_for(cells: int, api_base: str) -> tuple[int, int]:
     """The variants that bring the benchmark grid near `cells` (97 cells per variant), and the
     cells the grid then has."""
-    from isodyn.experiments.config import parse_overrides
     from isodyn.experiments.plan import plan_experiment
+    from isodyn.runs.config import parse_overrides
 
     with tempfile.TemporaryDirectory(prefix="memory-plan-") as folder:
         scratch = [f"out={folder}/runs", f"cache_dir={folder}/cache"]

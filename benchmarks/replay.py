@@ -29,11 +29,11 @@ from pathlib import Path
 import isodyn.experiments.llm as llm
 import isodyn.experiments.runner as runner
 from isodyn.cache.stores import open_store
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 from isodyn.models.requests import Reply
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 
 WORDS = [
     "models=openai/bench", "api_base=http://127.0.0.1:9/v1", "seeds=isobench_parity,isobench_connectivity",
@@ -45,10 +45,10 @@ RERUNS = 3
 TIMED = """
 import asyncio, json, sys, time
 started = time.perf_counter()
-from isodyn.experiments.config import parse_overrides
+from isodyn.runs.config import parse_overrides
 try:
     from isodyn.experiments.plan import plan_experiment
-    from isodyn.experiments.rundir import new_run_dir
+    from isodyn.runs.rundir import new_run_dir
     from isodyn.experiments.runner import execute
 except ImportError:  # an isodyn from before the runner was split (`--against` an older checkout)
     from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
@@ -66,11 +66,11 @@ import asyncio, json, sys
 import isodyn.experiments.llm as llm
 import isodyn.experiments.runner as runner
 from isodyn.cache.stores import open_store
-from isodyn.experiments.config import parse_overrides
+from isodyn.runs.config import parse_overrides
 from isodyn.models.requests import Reply
 try:
     from isodyn.experiments.plan import plan_experiment
-    from isodyn.experiments.rundir import new_run_dir
+    from isodyn.runs.rundir import new_run_dir
 except ImportError:
     from isodyn.experiments.runner import new_run_dir, plan_experiment
 

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from isodyn.generators.base import SEEDS
-from isodyn.results import read_results, write_results
+from isodyn.runs.results import read_results, write_results
 
 STRATEGIES = {"zeroshot": 0.0, "cot3": 0.6, "antimem+cot3": 0.5, "permute+zeroshot": -0.2,
               "sc@5+cot3": 0.8, "variantdemo": 0.3, "selfdemo": 1.2}  # fmt: skip
@@ -159,7 +159,7 @@ def section_seconds(run_dir: Path, resamples: int) -> dict[str, float]:
     (the module's own functions wrapped, so the report is built exactly as `exp report` builds it)."""
     from isodyn.analysis import report
     from isodyn.analysis.metrics import Bootstrap
-    from isodyn.results import read_results
+    from isodyn.runs.results import read_results
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()

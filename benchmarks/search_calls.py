@@ -40,8 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
+from isodyn.runs.config import parse_overrides
 from isodyn.search.engine import SearchRounds, SearchSettings
 from isodyn.search.record import Searcher, Trial
 from isodyn.testing import OpenAIStub

@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 from isodyn.core import AnswerType, Modality
-from isodyn.record import Cell, CellResult, Labels, Outcome, Status
-from isodyn.results import Call, write_results
+from isodyn.runs.record import Cell, CellResult, Labels, Outcome, Status
+from isodyn.runs.results import Call, write_results
 from isodyn.scoring import Question, Score
 from isodyn.view.index import index_path
 

@@ -189,8 +189,8 @@ def finished(tool: str, mode: str, connections: int, wall: float, seen: dict) ->
 
 def grid_prompts(stub: Stub, tmp: Path, cells: int, connections: int) -> tuple[list[str], list[str]]:
     """The grid's words (variants sized to about `cells`) and the text each cell's one call sends."""
-    from isodyn.experiments.config import parse_overrides
     from isodyn.experiments.plan import plan_experiment
+    from isodyn.runs.config import parse_overrides
 
     words = [*GRID, f"api_base={stub.url}"]
     scratch = [f"out={tmp / 'plan-runs'}", f"cache_dir={tmp / 'plan-cache'}"]

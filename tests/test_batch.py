@@ -14,11 +14,11 @@ import pytest
 from isodyn.commands.run import RunRequest, estimate_run
 from isodyn.experiments import batch
 from isodyn.experiments.batch_jobs import batch_prices
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import open_run_dir
 from isodyn.experiments.runner import RunOutcome, execute
 from isodyn.models.catalog import litellm_module
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import open_run_dir
 from isodyn.testing import OpenAIStub
 from isodyn.testing.stub_batches import BatchBehaviour
 

@@ -149,14 +149,14 @@ def test_a_batch_item_with_negative_usage_costs_nothing_below_zero() -> None:
     ],
 )
 def test_a_list_setting_keeps_each_name_once_in_order(word, field, expected) -> None:
-    from isodyn.experiments.config import parse_overrides
+    from isodyn.runs.config import parse_overrides
 
     assert tuple(str(getattr(v, "value", v)) for v in getattr(parse_overrides([word]), field)) == expected
 
 
 def test_modalities_given_twice_plan_each_cell_once(tmp_path) -> None:
-    from isodyn.experiments.config import parse_overrides
     from isodyn.experiments.plan import plan_experiment
+    from isodyn.runs.config import parse_overrides
 
     def cells(modalities: str) -> int:
         words = [modalities, "seeds=isobench_parity", "variants=2"]
@@ -186,7 +186,7 @@ def test_character_references_in_names_render_as_text_in_report_md() -> None:
 
     from isodyn.analysis.metrics import Bootstrap
     from isodyn.analysis.report import build_report, render_markdown
-    from isodyn.results import CellResult
+    from isodyn.runs.results import CellResult
 
     model, seed = f"m{REFERENCES * 3}x", f"s{REFERENCES}"
     results = [CellResult.from_row(r) for r in _rows(model, seed)]
@@ -215,7 +215,7 @@ def _px(png: bytes) -> tuple[int, int]:
 def many_models() -> pd.DataFrame:
     """The graded cells of a run of 300 models (2 strategies, 2 modalities, 5 seeds, 2 variants)."""
     from isodyn.analysis.metrics import graded_cells
-    from isodyn.results import CellResult, results_frame
+    from isodyn.runs.results import CellResult, results_frame
 
     rng = np.random.default_rng(3)
     (cell,) = _rows("x", "s")[:1]
@@ -237,7 +237,7 @@ def test_figures_of_300_models_are_bounded_and_say_what_they_leave_out(many_mode
     from isodyn.analysis.columns import ARM
     from isodyn.analysis.metrics import Bootstrap, robustness_table
     from isodyn.analysis.modality import modality_gap
-    from isodyn.schema import Column
+    from isodyn.runs.schema import Column
 
     fast = Bootstrap(resamples=20)
     arms = robustness_table(many_models, ARM, fast)

@@ -17,9 +17,9 @@ from isodyn.testing import OpenAIStub
 
 PLAN_AND_RUN = """
 import asyncio, json, sys
-from isodyn.experiments.config import parse_overrides
+from isodyn.runs.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
+from isodyn.runs.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 plan = plan_experiment(parse_overrides(json.loads(sys.argv[1])))
 outcome = asyncio.run(execute(plan, new_run_dir(plan.config)))
@@ -119,9 +119,9 @@ def test_the_first_call_leaves_before_the_later_cells_are_drawn(words: list[str]
     import time
 
     import isodyn.experiments.runner as runner
-    from isodyn.experiments.config import parse_overrides
     from isodyn.experiments.plan import plan_experiment
-    from isodyn.experiments.rundir import new_run_dir
+    from isodyn.runs.config import parse_overrides
+    from isodyn.runs.rundir import new_run_dir
     from isodyn.testing import ScriptedReply
 
     events: list[str] = []

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.regrade import rescore
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
-from isodyn.results import SCHEMA_VERSION, CellResult, read_results
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.results import SCHEMA_VERSION, CellResult, read_results
+from isodyn.runs.rundir import new_run_dir
 from isodyn.scoring import Tolerance
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import exp

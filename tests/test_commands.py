@@ -21,8 +21,7 @@ from isodyn.commands.report import ReportRequest, report_run
 from isodyn.commands.rescore import RescoreRequest, rescore_run
 from isodyn.commands.run import RunRequest, RunResult, estimate_run, run_experiment
 from isodyn.commands.runs import RunNotFound
-from isodyn.errors import IsodynError
-from isodyn.experiments.config import ConfigError
+from isodyn.errors import ConfigError, IsodynError
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import NO_KEYS
 

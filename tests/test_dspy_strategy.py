@@ -9,11 +9,12 @@ import pytest
 
 import isodyn.strategies.dspy_strategy as dspy_strategy  # registers "dspy"
 from isodyn.core import Modality
-from isodyn.experiments.config import ConfigError, parse_overrides
+from isodyn.errors import ConfigError
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 from isodyn.generators import get_seed
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 SEED = "isobench_parity"

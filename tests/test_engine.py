@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import open_run_dir
 from isodyn.experiments.runner import execute
-from isodyn.results import CellResult, load_rows, result_line
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.results import CellResult, load_rows, result_line
+from isodyn.runs.rundir import open_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import FaultMix, counting, oracle_from_items
 from user_cli import exp

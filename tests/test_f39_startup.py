@@ -9,7 +9,7 @@ import gc
 import pytest
 
 from isodyn.commands.run import RunRequest, estimate_run
-from isodyn.experiments.config import ConfigError
+from isodyn.errors import ConfigError
 from isodyn.models.catalog import collection_paused
 
 

@@ -29,9 +29,9 @@ from isodyn.analysis.legend import legend
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.report import _wrong_samples, build_report, render_html, render_markdown
 from isodyn.analysis.tables import TOPIC_COLUMNS
-from isodyn.calls import Call
-from isodyn.results import CellResult, results_frame
-from isodyn.schema import Column
+from isodyn.runs.calls import Call
+from isodyn.runs.results import CellResult, results_frame
+from isodyn.runs.schema import Column
 
 FAST = Bootstrap(resamples=2_000)
 TOPICS = ["algebra", "statistics", "plane_geometry"]

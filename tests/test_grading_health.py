@@ -16,10 +16,10 @@ from isodyn.analysis.findings import Arm, Baseline, find, sentences
 from isodyn.analysis.health import Health, caution_for, grading_health, health_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.report import build_report, render_html, render_markdown
-from isodyn.results import CellResult, results_frame
-from isodyn.schema import JUDGE, SCHEMA_VERSION
+from isodyn.runs.marks import Mark
+from isodyn.runs.results import CellResult, results_frame
+from isodyn.runs.schema import JUDGE, SCHEMA_VERSION
 from isodyn.scoring.ambiguity import NONE_FOUND, SEVERAL_OPTIONS, TRUNCATED, UNREADABLE
-from isodyn.view.marks import Mark
 
 FAST = Bootstrap(resamples=1_000)
 BASE = Baseline(Arm("zeroshot", "image"))

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from isodyn import cli
-from isodyn.experiments.config import parse_overrides
-from isodyn.experiments.rundir import open_run_dir, run_folders, run_identity
-from isodyn.experiments.runlock import RunLock
-from isodyn.results import DAMAGED_FILE, Call, CellResult, NewerRun, read_results, result_line
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.results import DAMAGED_FILE, Call, CellResult, NewerRun, read_results, result_line
+from isodyn.runs.rundir import open_run_dir, run_folders, run_identity
+from isodyn.runs.runlock import RunLock
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import exp
 
@@ -175,7 +175,7 @@ def judgement(**changes: Any) -> dict[str, Any]:
 
 
 def test_a_damaged_process_file_costs_its_damaged_lines_not_the_report(tmp_path: Path, run_cli) -> None:
-    from isodyn.analysis.process import read_judgements
+    from isodyn.runs.judgements import read_judgements
 
     run_dir = write_run(tmp_path / "run", cell(0, topic="algebra"))
     lines = [json.dumps(judgement()), '{"model": "openai/m", "strat', json.dumps(judgement(variant="0")),

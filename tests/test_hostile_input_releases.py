@@ -28,7 +28,8 @@ from isodyn.datasets.dynamath import release_seeds
 from isodyn.datasets.dynamath_programs import describe_programs
 from isodyn.datasets.isobench import load_isobench
 from isodyn.datasets.mmmath import load_mmmath
-from isodyn.experiments.config import ConfigError, study_words
+from isodyn.errors import ConfigError
+from isodyn.runs.config import study_words
 
 
 def png(color: tuple[int, int, int] = (200, 30, 30), size: tuple[int, int] = (12, 8)) -> bytes:

@@ -21,12 +21,13 @@ from typer.testing import CliRunner
 import user_cli
 from isodyn.cache import ResponseCache
 from isodyn.cli import app
-from isodyn.experiments.config import ConfigError, ExperimentConfig, parse_overrides
+from isodyn.errors import ConfigError
 from isodyn.experiments.llm import CachedClient, Limits, RunLog, parse_retry_after
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 from isodyn.models.requests import ModelRequest
+from isodyn.runs.config import ExperimentConfig, parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 CRED = "cred-5f1e0c9a7b3d2e4f"  # neither its variable's name nor its shape looks like a key

@@ -444,8 +444,9 @@ def test_a_run_through_the_loopback_stub(tmp_path: Path) -> None:
     """`exp run dataset=isobench:PATH` end to end: a stub that knows every truth answers every cell
     (image, LaTeX, code, story) and every answer is graded correct."""
     from isodyn.experiments import plan as planning
-    from isodyn.experiments import rundir, runner
-    from isodyn.experiments.config import parse_overrides
+    from isodyn.experiments import runner
+    from isodyn.runs import rundir
+    from isodyn.runs.config import parse_overrides
     from isodyn.testing import OpenAIStub, ScriptedReply
 
     datasets = pytest.importorskip("isodyn.datasets.kinds")

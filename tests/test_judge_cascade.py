@@ -11,12 +11,12 @@ import pytest
 
 from isodyn.core import AnswerType, Modality
 from isodyn.errors import IsodynError
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.regrade import has_substance, refusal
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 from isodyn.generators import get_seed
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.scoring import Question
 from isodyn.testing import OpenAIStub, ScriptedReply
 

@@ -9,12 +9,12 @@ import pytest
 
 import isodyn.experiments.cells as cells
 import isodyn.experiments.memo as memo_module
-import isodyn.experiments.rundir as rundir
-from isodyn.experiments.config import parse_overrides
+import isodyn.runs.rundir as rundir
 from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.scoring import Score
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import prompt_text

@@ -4,7 +4,7 @@ import pandas as pd
 
 from isodyn.analysis.metrics import robustness, robustness_table
 from isodyn.analysis.report import build_report, render_markdown
-from isodyn.results import CellResult
+from isodyn.runs.results import CellResult
 
 
 def row(seed: str, variant: int, correct: bool | None, reason: str = "ok", repeat: int = 0, **kw) -> dict:

@@ -34,14 +34,14 @@ from isodyn.cache.stores import (
     open_store,
 )
 from isodyn.core import Modality
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 from isodyn.generators import all_seeds, get_seed
 from isodyn.generators.render_cache import RenderCache, image_key, stored_image
 from isodyn.models.requests import image_digest
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import prompt_text
 

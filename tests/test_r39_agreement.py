@@ -17,7 +17,7 @@ from isodyn.analysis.agreement import (
     same_answer,
 )
 from isodyn.analysis.columns import ITEM
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 from isodyn.scoring import Tolerance
 
 

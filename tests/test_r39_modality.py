@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from isodyn.analysis.modality import IMAGE, TASK, TEXT_MODALITIES, _paired_shares, modality_gap
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 
 
 def reference(graded: pd.DataFrame, strategy: str = "zeroshot") -> pd.DataFrame:

@@ -7,9 +7,9 @@ import pickle
 
 import pytest
 
-from isodyn.calls import Call, Usage
-from isodyn.record import CellResult, Outcome, Status
-from isodyn.schema import JUDGE, SCHEMA_VERSION
+from isodyn.runs.calls import Call, Usage
+from isodyn.runs.record import CellResult, Outcome, Status
+from isodyn.runs.schema import JUDGE, SCHEMA_VERSION
 
 
 def test_a_call_pickles_to_an_equal_call() -> None:

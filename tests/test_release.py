@@ -15,11 +15,12 @@ from PIL import Image
 
 from isodyn.core import AnswerType, Level, Topic
 from isodyn.datasets.dynamath import parse_choices, release_seeds
-from isodyn.experiments.config import ConfigError, parse_overrides
+from isodyn.errors import ConfigError
 from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 # key -> (subject, level, answer type, question, answers per trial)

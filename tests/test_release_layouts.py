@@ -16,10 +16,10 @@ from PIL import Image
 
 from isodyn.core import AnswerType
 from isodyn.datasets.dynamath import parse_choices, release_seeds, release_summary
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 # key -> (answer type as written, question, answers per trial, options a person reads in it)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from isodyn.experiments.rundir import own_results
+from isodyn.runs.rundir import own_results
 from isodyn.testing import OpenAIStub
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from isodyn.results import DAMAGED_FILE, read_results
+from isodyn.runs.results import DAMAGED_FILE, read_results
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import exp, user_env
 
@@ -207,8 +207,8 @@ def test_settings_are_parsed_strictly_with_one_line(tmp_path: Path, words: list[
 
 
 def test_the_run_identity_ignores_a_trailing_slash(tmp_path: Path) -> None:
-    from isodyn.experiments.config import parse_overrides
-    from isodyn.experiments.rundir import run_identity
+    from isodyn.runs.config import parse_overrides
+    from isodyn.runs.rundir import run_identity
 
     plain = parse_overrides(["api_base=http://127.0.0.1:9/v1", "models=openai/m"])
     slashed = parse_overrides(["api_base=http://127.0.0.1:9/v1/", "models=openai/m"])

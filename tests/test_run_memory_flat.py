@@ -9,13 +9,13 @@ import json
 from pathlib import Path
 
 from isodyn.experiments.cells import VARIANTS_HELD, RunMaterials
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 from isodyn.generators import get_seed
 from isodyn.generators.render_cache import RenderCache
-from isodyn.record import CellResult
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.record import CellResult
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 CONCURRENCY = 2

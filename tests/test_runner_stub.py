@@ -7,11 +7,11 @@ import json
 import pytest
 
 from isodyn.core import Modality
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 from isodyn.generators import get_seed
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 SEED = "dynamath_shifted_abs"

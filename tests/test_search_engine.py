@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.core import Modality
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
 from isodyn.generators.base import SEEDS
 from isodyn.generators.tape import Genome, realize
+from isodyn.runs.config import parse_overrides
 from isodyn.search.engine import SearchRounds, SearchSettings
 from isodyn.search.record import Searcher, Trial, TrialStatus
 from isodyn.testing import OpenAIStub, ScriptedReply

@@ -21,18 +21,19 @@ from hypothesis import strategies as st
 
 import isodyn
 import isodyn.analysis.report as analysis_report
-from isodyn.calls import Call
 from isodyn.commands.run import RunRequest, run_experiment
 from isodyn.core import Modality
+from isodyn.errors import ConfigError
 from isodyn.experiments.cells import recorded_key
-from isodyn.experiments.config import ConfigError, parse_overrides
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.memo import prompt_digest
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.saved_config import saved_config
 from isodyn.experiments.shard import assign_shards, cell_digest, cell_digests, shard_grid
-from isodyn.record import Cell, CellResult
-from isodyn.results import read_results
+from isodyn.runs.calls import Call
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.record import Cell, CellResult
+from isodyn.runs.results import read_results
+from isodyn.runs.saved_config import saved_config
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import NO_KEYS
 
@@ -146,7 +147,7 @@ def test_the_partition_is_pinned_and_the_same_in_a_fresh_interpreter() -> None:
     cells = eval(GOLDEN_CELLS, {"Cell": Cell, "Modality": Modality})
     assert "".join(map(str, assign_shards(cells, 5))) == GOLDEN
     script = (
-        "from isodyn.core import Modality; from isodyn.record import Cell; "
+        "from isodyn.core import Modality; from isodyn.runs.record import Cell; "
         "from isodyn.experiments.shard import assign_shards; "
         f"print(''.join(map(str, assign_shards({GOLDEN_CELLS}, 5))))"
     )

@@ -89,8 +89,9 @@ def test_demonstrations_never_evaluation_variants_and_draw_is_seeded() -> None:
             assert all(int(d.rsplit("/", 1)[1]) >= DEMO_INDEX_START for d in demos)
             seen.add(tuple(demos))
     assert len(seen) > 3  # the seeded draw does vary between questions
-    from isodyn.experiments.config import ConfigError, parse_overrides
+    from isodyn.errors import ConfigError
     from isodyn.experiments.plan import plan_experiment
+    from isodyn.runs.config import parse_overrides
 
     with pytest.raises(ConfigError, match="variants must be at most"):
         plan_experiment(parse_overrides([f"variants={DEMO_INDEX_START + 1}"]))
@@ -260,10 +261,10 @@ def test_reading_an_undeclared_service_is_a_clear_error() -> None:
 def test_the_runner_grants_only_the_declared_services(tmp_path: Path) -> None:
     from isodyn.cache import ResponseCache
     from isodyn.experiments.cells import RunMaterials, cell_context
-    from isodyn.experiments.config import parse_overrides
     from isodyn.experiments.llm import CachedClient, Limits
     from isodyn.experiments.plan import plan_experiment
     from isodyn.generators.render_cache import RenderCache
+    from isodyn.runs.config import parse_overrides
 
     plan = plan_experiment(parse_overrides([
         f"out={tmp_path / 'runs'}", f"cache_dir={tmp_path / 'cache'}", "variants=1", "seeds=isobench_parity",

@@ -5,10 +5,11 @@ import json
 
 import pytest
 
-from isodyn.experiments.config import ConfigError, parse_overrides
+from isodyn.errors import ConfigError
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 DESCRIPTION = "A graph with nodes 0 to 8; STUB-DESCRIPTION-MARKER"

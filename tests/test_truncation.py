@@ -12,17 +12,17 @@ import pytest
 from isodyn.cache import ResponseCache, decode_reply, encode_reply
 from isodyn.commands.run_notices import small_token_limit
 from isodyn.core import Modality
-from isodyn.experiments.config import ExperimentConfig, parse_overrides
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.regrade import rescore
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 from isodyn.generators import get_seed
 from isodyn.models.engine import reply_room
 from isodyn.models.local import CONTEXT_TOKENS
 from isodyn.models.requests import DEFAULT_MAX_TOKENS, Reply
-from isodyn.record import Status
-from isodyn.results import read_results
+from isodyn.runs.config import ExperimentConfig, parse_overrides
+from isodyn.runs.record import Status
+from isodyn.runs.results import read_results
+from isodyn.runs.rundir import new_run_dir
 from isodyn.scoring import GRADERS, Tolerance
 from isodyn.scoring.extract import TRUNCATED
 from isodyn.strategies.context import CellContext, Grading, ModelFacts, Services

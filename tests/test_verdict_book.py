@@ -19,7 +19,7 @@ from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.report import write_report
 from isodyn.analysis.sections import SECTIONS
 from isodyn.analysis.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh, reply_digest
-from isodyn.results import CellResult, read_results
+from isodyn.runs.results import CellResult, read_results
 from isodyn.scoring import GRADERS
 from isodyn.scoring.version import _code_files, grader_version
 

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 
 import view_runs as vr
+from isodyn.runs.marks import Mark, append_mark, read_marks
+from isodyn.runs.safe import UnsafeFile
 from isodyn.view import index as index_module
 from isodyn.view import scan as scan_module
 from isodyn.view.cells import utf16_span
 from isodyn.view.export import export_marks
 from isodyn.view.index import CellIndex, Filters, index_path, load_index
-from isodyn.view.marks import Mark, append_mark, read_marks
-from isodyn.view.safe import UnsafeFile
 from isodyn.view.server import Viewer, ViewerServer
 
 CELLS = len(vr.all_keys())
@@ -257,7 +257,7 @@ def test_export_writes_marks_as_corpus_lines(run_dir: Path, tmp_path: Path) -> N
 
 def test_review_table_counts_marks_and_both_accuracies(run_dir: Path) -> None:
     from isodyn.analysis.review import review_table
-    from isodyn.results import read_results, results_frame
+    from isodyn.runs.results import read_results, results_frame
 
     frame = results_frame(read_results(run_dir).results)
     marks = [
@@ -276,7 +276,7 @@ def test_review_table_counts_marks_and_both_accuracies(run_dir: Path) -> None:
 
 def test_the_report_has_a_reviewed_verdicts_section(run_dir: Path) -> None:
     from isodyn.analysis.report import build_report
-    from isodyn.results import read_results
+    from isodyn.runs.results import read_results
 
     results = read_results(run_dir).results
     plain = build_report(results, None, None, "run")

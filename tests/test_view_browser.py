@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import view_runs as vr
-from isodyn.view.marks import read_marks
+from isodyn.runs.marks import read_marks
 from isodyn.view.server import Viewer, ViewerServer
 
 sync_api = pytest.importorskip("playwright.sync_api")

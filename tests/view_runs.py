@@ -13,8 +13,8 @@ import hashlib
 from pathlib import Path
 
 from isodyn.core import AnswerType, Modality
-from isodyn.record import Cell, CellResult, Labels, Outcome, Status
-from isodyn.results import Call, write_results
+from isodyn.runs.record import Cell, CellResult, Labels, Outcome, Status
+from isodyn.runs.results import Call, write_results
 from isodyn.scoring import Question, Score
 
 MODELS = ("m-a", "m-b")

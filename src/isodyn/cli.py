@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from isodyn.errors import IsodynError
-from isodyn.experiments.config import ConfigError
+from isodyn.errors import ConfigError, IsodynError
 from isodyn.models.catalog import ModelError, collection_paused
 from isodyn.terminal import cells as _cells  # the names `exp list` below uses
 from isodyn.terminal import console, print_results_table, say, show_notice

@@ -18,3 +18,7 @@ from __future__ import annotations
 
 class IsodynError(Exception):
     """A problem the user can act on, said in one line (no traceback); `exp` exits with code 2."""
+
+
+class ConfigError(IsodynError, ValueError):
+    """Bad user input; the message is a single line naming the problem and the valid choices."""

@@ -15,17 +15,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.text import Text
 
 from isodyn.commands.hooks import RunHooks
-from isodyn.record import Status
+from isodyn.runs.record import Status
 from isodyn.terminal import console, show_notice
 
 if TYPE_CHECKING:
     from isodyn.commands.notices import Notice
     from isodyn.commands.run import DryRunEstimate, RunResult
     from isodyn.experiments.batch import BatchProgress
-    from isodyn.experiments.config import ExperimentConfig
     from isodyn.experiments.llm import CachedClient
     from isodyn.experiments.plan import Plan
-    from isodyn.results import CellResult
+    from isodyn.runs.config import ExperimentConfig
+    from isodyn.runs.results import CellResult
 
 
 def progress_bars(quiet: bool) -> Progress:

@@ -17,7 +17,7 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from isodyn.commands.notices import Notice
-    from isodyn.results import CellResult
+    from isodyn.runs.results import CellResult
 
 console = Console(stderr=True, soft_wrap=True, markup=False)
 
@@ -66,7 +66,7 @@ def print_results_table(results: Sequence[CellResult]) -> None:
     """The robustness metrics of `results`, one row per model, strategy and modality."""
     from isodyn.analysis.metrics import robustness_table
     from isodyn.analysis.tables import format_value
-    from isodyn.results import results_frame
+    from isodyn.runs.results import results_frame
 
     frame = robustness_table(results_frame(results, copy_calls=False))  # no transcript is shown
     table = Table(title="DynaMath robustness (A in %)")

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.analysis.metrics import robustness_table
-from isodyn.experiments.config import parse_overrides
 from isodyn.experiments.plan import plan_experiment
-from isodyn.experiments.rundir import new_run_dir
 from isodyn.experiments.runner import execute
+from isodyn.runs.config import parse_overrides
+from isodyn.runs.rundir import new_run_dir
 from isodyn.testing import OpenAIStub, ScriptedReply
 
 # Reply styles a real model mixes: the JSON format, a box, an answer line, prose, a refusal.

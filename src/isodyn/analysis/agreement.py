@@ -44,7 +44,7 @@ from isodyn.analysis.metrics import Bootstrap, graded_cells
 from isodyn.analysis.stats import Interval, mcnemar_exact, percentile_interval, resample_means
 from isodyn.analysis.tables import format_value
 from isodyn.core import AnswerType, Modality
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 from isodyn.scoring import Tolerance
 from isodyn.scoring.compare import choice_letter, parse_number
 

@@ -27,7 +27,7 @@ from isodyn.analysis.compare import (
 from isodyn.analysis.forest import ForestRow, forest_png
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.report import ReportContent
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 from isodyn.textsafe import visible
 
 

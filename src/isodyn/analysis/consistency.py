@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 from isodyn.scoring.keys import answer_key
 
 VARIANT = (Column.seed_id, Column.variant)  # one variant of a seed, over its repeats

@@ -18,8 +18,8 @@ import pandas as pd
 
 from isodyn.core import Level, Topic
 from isodyn.errors import IsodynError
-from isodyn.results import SCHEMA_VERSION, CellResult
-from isodyn.schema import Column
+from isodyn.runs.results import SCHEMA_VERSION, CellResult
+from isodyn.runs.schema import Column
 
 # Correctness as published tables write it (DynaMath's say `correct` / `fail`), compared lower-cased.
 _TRUE = {"1", "1.0", "true", "t", "yes", "y", "correct", "right", "pass", "passed", "✓", "✔", "☑"}

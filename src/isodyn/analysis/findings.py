@@ -42,7 +42,7 @@ from isodyn.analysis.stats import (
 )
 from isodyn.core import Modality
 from isodyn.errors import IsodynError
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 from isodyn.textsafe import visible
 
 DEFAULT_BASELINE = ("zeroshot", "image")

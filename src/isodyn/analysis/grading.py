@@ -24,8 +24,8 @@ from isodyn.analysis.metrics import graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import format_value
 from isodyn.analysis.verdict_book import graded_afresh
-from isodyn.results import CellResult, results_frame
-from isodyn.schema import Column
+from isodyn.runs.results import CellResult, results_frame
+from isodyn.runs.schema import Column
 from isodyn.scoring import GRADERS, Score
 from isodyn.scoring.extract import CLEAR
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from isodyn.analysis.columns import ARM, labels
-from isodyn.schema import JUDGE, Column
+from isodyn.runs.marks import Mark, latest_marks
+from isodyn.runs.schema import JUDGE, Column
 from isodyn.scoring.ambiguity import NONE_FOUND, SEVERAL_OPTIONS, SEVERAL_VALUES, TRUNCATED, UNREADABLE
-from isodyn.view.marks import Mark, latest_marks
 
 AMBIGUOUS = (SEVERAL_OPTIONS, SEVERAL_VALUES, UNREADABLE)  # an answer marked, but not one clear answer
 CAUTION_POINTS = 2.0  # shares further apart than this (in points) always earn a comparison a caution

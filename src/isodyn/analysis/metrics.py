@@ -20,8 +20,8 @@ import pandas as pd
 
 from isodyn.analysis.columns import ARM, labels
 from isodyn.analysis.stats import SeedTable, cluster_bootstraps, seed_table
-from isodyn.record import Status, status_of
-from isodyn.schema import GRADED, Column
+from isodyn.runs.record import Status, status_of
+from isodyn.runs.schema import GRADED, Column
 
 GRADED_REASONS = GRADED  # ok, extraction_failed, truncated: the reasons of a graded cell
 # A cluster-bootstrap interval over fewer seeds than this says nothing: with 3 seeds there are only

@@ -14,7 +14,7 @@ import pandas as pd
 
 from isodyn import core
 from isodyn.analysis.columns import ITEM
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 
 TASK = (Column.model, Column.seed_id)  # a model on a task (IsoBench's task: a seed and its variants)
 TEXT_MODALITIES = tuple(m.value for m in core.TEXT_MODALITIES)

@@ -35,7 +35,7 @@ from isodyn.analysis.columns import ARM
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS
 from isodyn.analysis.tables import LEVEL_COLUMNS, TOPIC_COLUMNS
 from isodyn.core import Modality
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 from isodyn.textsafe import visible
 
 WIDTH = 11.0  # inches at 100 dpi: the HTML report's column, so a figure is shown at its real size

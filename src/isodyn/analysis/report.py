@@ -31,12 +31,12 @@ from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
 from isodyn.analysis.verdict_book import VERDICTS_FILE, Progress, VerdictBook, graded_afresh
 from isodyn.atomic import write_atomic
-from isodyn.calls import Call
 from isodyn.errors import IsodynError
-from isodyn.results import CellResult, read_json, results_frame
-from isodyn.schema import Column
+from isodyn.runs.calls import Call
+from isodyn.runs.marks import Mark, read_marks
+from isodyn.runs.results import CellResult, read_json, results_frame
+from isodyn.runs.schema import Column
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
-from isodyn.view.marks import Mark, read_marks
 
 WRONG_SAMPLES = 5
 PROMPT_EXCERPT = 2_000  # characters of a prompt shown in a wrong-answer sample (few-shot prompts run long)
@@ -325,7 +325,7 @@ def write_report(
     """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path.
     `progress` hears of each section and of the replies graded (the ones not kept from before)."""
     checked_targets(run_dir, ["report.html", "report.md"])  # refuse before the minutes of work
-    from isodyn.analysis.process import read_judgements  # damaged lines skipped (the CLI says so)
+    from isodyn.runs.judgements import read_judgements  # damaged lines skipped (the CLI says so)
 
     process = read_judgements(run_dir / "process.jsonl").records or None
     summary, config = read_json(run_dir / "summary.json"), read_json(run_dir / "config.json")

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 import pandas as pd
 
 from isodyn.analysis.metrics import graded_cells, robustness
-from isodyn.schema import Column
-from isodyn.view.marks import Mark, latest_marks
+from isodyn.runs.marks import Mark, latest_marks
+from isodyn.runs.schema import Column
 
 KEY = [Column.model, Column.strategy, Column.modality, Column.seed_id, Column.variant, Column.repeat]
 COLUMNS = ["model", "marked", "agree", "agree %", "A_avg as graded", "A_avg as marked"]

@@ -28,9 +28,9 @@ from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.process import error_distribution
 from isodyn.analysis.tables import dynamath_tables, format_value, isobench_layout, overview_table
 from isodyn.registry import Registry
-from isodyn.results import CellResult
-from isodyn.schema import Column
-from isodyn.view.marks import Mark
+from isodyn.runs.marks import Mark
+from isodyn.runs.results import CellResult
+from isodyn.runs.schema import Column
 
 Table = tuple[str, str, pd.DataFrame]  # (title, caption, table)
 

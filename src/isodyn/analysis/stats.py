@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from isodyn.analysis.columns import ITEM
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 
 # Resample weights are built in blocks so memory stays bounded for many seeds.
 _BLOCK_ENTRIES = 4_000_000

@@ -15,7 +15,7 @@ from isodyn.analysis.columns import ARM, labels
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import isobench_table
 from isodyn.core import Level, Topic
-from isodyn.schema import Column
+from isodyn.runs.schema import Column
 
 # DynaMath Table 1's abbreviations, in its column order.
 TOPIC_COLUMNS = {

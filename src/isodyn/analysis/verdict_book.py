@@ -27,11 +27,11 @@ from typing import Any
 import orjson
 
 from isodyn.atomic import write_atomic
-from isodyn.record import grade
-from isodyn.results import CellResult
+from isodyn.runs.record import grade
+from isodyn.runs.results import CellResult
+from isodyn.runs.safe import UnsafeFile, open_own, read_bounded
 from isodyn.scoring import GRADERS, Question, Score
 from isodyn.scoring.version import grader_version
-from isodyn.view.safe import UnsafeFile, open_own, read_bounded
 
 VERDICTS_FILE = "verdicts.jsonl"
 # Told what is being done, how much of it is done and its total (a report's progress line).

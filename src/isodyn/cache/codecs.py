@@ -14,11 +14,11 @@ from typing import Any
 
 import orjson
 
-from isodyn.calls import Call
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
-from isodyn.record import CellResult
-from isodyn.results import record_check, row_problem
-from isodyn.schema import SCHEMA_VERSION
+from isodyn.runs.calls import Call
+from isodyn.runs.record import CellResult
+from isodyn.runs.results import record_check, row_problem
+from isodyn.runs.schema import SCHEMA_VERSION
 
 _TOPICS = frozenset(t.value for t in Topic)
 _LEVELS = frozenset(lv.value for lv in Level)

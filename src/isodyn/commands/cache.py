@@ -31,10 +31,10 @@ from isodyn.cache.stores import (
     set_aside,
     store_problem,
 )
-from isodyn.errors import IsodynError
-from isodyn.experiments.config import ConfigError, default_cache_dir, parse_key_values
+from isodyn.errors import ConfigError, IsodynError
 from isodyn.experiments.memo import memo_store
-from isodyn.results import read_json
+from isodyn.runs.config import default_cache_dir, parse_key_values
+from isodyn.runs.results import read_json
 
 CacheAction = Literal["stats", "clear", "prune", "repair", "migrate"]
 ACTIONS = ("stats", "clear", "prune", "repair", "migrate")

@@ -24,8 +24,9 @@ from isodyn.analysis.report import write_content
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.report import BOOTSTRAP_PARSERS, split_words
 from isodyn.commands.runs import read_run, warn_about
-from isodyn.experiments.config import ConfigError, parse_key_values
-from isodyn.results import results_frame
+from isodyn.errors import ConfigError
+from isodyn.runs.config import parse_key_values
+from isodyn.runs.results import results_frame
 from isodyn.textsafe import visible
 
 CompareBy = Literal["strategy", "model", "modality", "run"]

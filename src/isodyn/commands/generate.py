@@ -12,14 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from isodyn.experiments.config import (
-    ConfigError,
-    bounded_int,
-    default_cache_dir,
-    parse_key_values,
-    positive_int,
-)
+from isodyn.errors import ConfigError
 from isodyn.generators.dataset import DatasetRequest, build_dataset, check_size, default_workers, select_seeds
+from isodyn.runs.config import bounded_int, default_cache_dir, parse_key_values, positive_int
 
 DEFAULT_VARIANTS = 10
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from isodyn.experiments.batch import BatchProgress
     from isodyn.experiments.llm import CachedClient
     from isodyn.experiments.plan import Plan
-    from isodyn.results import CellResult
+    from isodyn.runs.results import CellResult
 
 
 class RunHooks:

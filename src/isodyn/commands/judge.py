@@ -16,8 +16,9 @@ from isodyn.analysis.process import render_process_report
 from isodyn.commands.judging import JudgeChoice, regrade_words
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
-from isodyn.experiments.config import ConfigError, default_cache_dir
+from isodyn.errors import ConfigError
 from isodyn.experiments.regrade import open_client, process_evaluate, write_jsonl
+from isodyn.runs.config import default_cache_dir
 
 
 @dataclass(frozen=True)

@@ -37,20 +37,15 @@ from isodyn.commands.shard_runs import (
     is_within,
     read_shard_run,
 )
+from isodyn.errors import ConfigError
 from isodyn.experiments.cells import recorded_key
-from isodyn.experiments.config import (
-    ConfigError,
-    ExperimentConfig,
-    default_cache_dir,
-    parse_key_values,
-    read_study,
-)
-from isodyn.experiments.rundir import new_run_dir, run_lock_path
-from isodyn.experiments.runlock import RunLock
-from isodyn.experiments.saved_config import run_config_bytes
 from isodyn.models.requests import Reply
-from isodyn.record import CellResult, Status
-from isodyn.results import result_line
+from isodyn.runs.config import ExperimentConfig, default_cache_dir, parse_key_values, read_study
+from isodyn.runs.record import CellResult, Status
+from isodyn.runs.results import result_line
+from isodyn.runs.rundir import new_run_dir, run_lock_path
+from isodyn.runs.runlock import RunLock
+from isodyn.runs.saved_config import run_config_bytes
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,10 @@ from isodyn.analysis.report import run_baseline, write_report
 from isodyn.analysis.verdict_book import Progress
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
-from isodyn.experiments.config import ConfigError, grader_name, parse_key_values, positive_int
+from isodyn.errors import ConfigError
 from isodyn.experiments.regrade import rescore
-from isodyn.results import CellResult, read_json, results_frame, write_results
+from isodyn.runs.config import grader_name, parse_key_values, positive_int
+from isodyn.runs.results import CellResult, read_json, results_frame, write_results
 from isodyn.scoring import Tolerance
 
 

@@ -20,9 +20,10 @@ from isodyn.analysis.report import write_report
 from isodyn.commands.judging import JudgeChoice, regrade_words
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
-from isodyn.experiments.config import ConfigError, default_cache_dir
+from isodyn.errors import ConfigError
 from isodyn.experiments.regrade import JudgeSettings, audit_rules, llm_extract, open_client, rescore
-from isodyn.results import CellResult, write_results
+from isodyn.runs.config import default_cache_dir
+from isodyn.runs.results import CellResult, write_results
 from isodyn.scoring import DEFAULT_GRADER, DYNAMATH_ABS_TOLERANCE, Tolerance
 
 

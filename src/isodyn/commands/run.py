@@ -17,9 +17,11 @@ from typing import Any
 from isodyn.commands import run_notices
 from isodyn.commands.hooks import RunHooks
 from isodyn.commands.notices import Notice, Notices
-from isodyn.errors import IsodynError
-from isodyn.experiments.config import (
-    ConfigError,
+from isodyn.errors import ConfigError, IsodynError
+from isodyn.experiments.plan import Plan, plan_experiment
+from isodyn.experiments.runner import ModelUnavailable, RunOutcome, dry_run, execute
+from isodyn.models.catalog import collection_paused
+from isodyn.runs.config import (
     ExperimentConfig,
     parse_overrides,
     read_study,
@@ -27,12 +29,9 @@ from isodyn.experiments.config import (
     repeated_key,
     study_words,
 )
-from isodyn.experiments.plan import Plan, plan_experiment
-from isodyn.experiments.rundir import open_run_dir, run_lock_path, share_identical_results, unchanged_since
-from isodyn.experiments.runlock import RunLock
-from isodyn.experiments.runner import ModelUnavailable, RunOutcome, dry_run, execute
-from isodyn.models.catalog import collection_paused
-from isodyn.results import CellResult
+from isodyn.runs.results import CellResult
+from isodyn.runs.rundir import open_run_dir, run_lock_path, share_identical_results, unchanged_since
+from isodyn.runs.runlock import RunLock
 
 
 class RunNotStarted(IsodynError):

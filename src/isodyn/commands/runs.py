@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from isodyn.analysis.process import read_judgements
 from isodyn.commands.notices import Notices
 from isodyn.errors import IsodynError
-from isodyn.results import Run, read_results
+from isodyn.runs.judgements import read_judgements
+from isodyn.runs.results import Run, read_results
 
 
 class RunNotFound(IsodynError, FileNotFoundError):

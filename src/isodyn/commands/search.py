@@ -21,18 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.atomic import write_atomic
-from isodyn.errors import IsodynError
-from isodyn.experiments.config import (
-    ConfigError,
-    ExperimentConfig,
-    bounded_int,
-    parse_key_values,
-    parse_overrides,
-)
+from isodyn.errors import ConfigError, IsodynError
 from isodyn.experiments.plan import Plan, plan_experiment
 from isodyn.experiments.runner import ModelUnavailable
 from isodyn.generators.tape import Genome
 from isodyn.models.catalog import is_local
+from isodyn.runs.config import ExperimentConfig, bounded_int, parse_key_values, parse_overrides
 from isodyn.search.engine import SearchRounds, SearchSettings
 from isodyn.search.record import Searcher, Trial, TrialStatus, Unit
 from isodyn.search.searchers import searchable

@@ -19,11 +19,11 @@ from typing import Any
 from isodyn.datasets.kinds import resolved
 from isodyn.errors import IsodynError
 from isodyn.experiments.cells import untrusted_reply
-from isodyn.experiments.config import ExperimentConfig
-from isodyn.experiments.rundir import RUN_IDENTITY, run_identity
-from isodyn.experiments.saved_config import MADE_BY, MadeBy, saved_config
 from isodyn.generators.contained import limits, read_bounded
-from isodyn.results import Run, read_results
+from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.results import Run, read_results
+from isodyn.runs.rundir import RUN_IDENTITY, run_identity
+from isodyn.runs.saved_config import MADE_BY, MadeBy, saved_config
 
 
 class MergeRefused(IsodynError, ValueError):

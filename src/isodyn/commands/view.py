@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from isodyn.errors import IsodynError
-from isodyn.experiments.config import ConfigError, bounded_int, parse_key_values
+from isodyn.errors import ConfigError, IsodynError
+from isodyn.runs.config import bounded_int, parse_key_values
 from isodyn.view.export import Exported, export_marks
 from isodyn.view.server import HOST, Viewer, ViewerServer
 

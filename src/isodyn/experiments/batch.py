@@ -35,7 +35,6 @@ from isodyn.experiments.batch_jobs import (
     status,
     submit,
 )
-from isodyn.experiments.batch_ledger import BatchJob, BatchLedger
 from isodyn.experiments.cells import Backend, RunMaterials, run_cell
 from isodyn.experiments.llm import (
     BudgetExhausted,
@@ -48,7 +47,8 @@ from isodyn.experiments.llm import (
 )
 from isodyn.experiments.plan import Plan
 from isodyn.models.requests import ModelRequest, replicas_of
-from isodyn.record import Cell
+from isodyn.runs.batch_ledger import BatchJob, BatchLedger
+from isodyn.runs.record import Cell
 
 
 @dataclass(frozen=True)

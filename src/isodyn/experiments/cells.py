@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.cache import cache_key
-from isodyn.calls import Call, Usage
 from isodyn.core import Modality, Representation, Variant
-from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.llm import (
     BudgetExhausted,
     CachedClient,
@@ -31,7 +29,9 @@ from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import is_local
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.requests import CUT_OFF, ModelRequest, Reply, clean_reply, hash_images
-from isodyn.record import Cell, CellResult, Labels, Outcome, Status, truncated_score
+from isodyn.runs.calls import Call, Usage
+from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.record import Cell, CellResult, Labels, Outcome, Status, truncated_score
 from isodyn.scoring import DEFAULT_GRADER, question_of, score_reply
 from isodyn.strategies import (
     CellContext,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from isodyn.core import Modality
 from isodyn.generators import SeedProgram
-from isodyn.record import Cell
+from isodyn.runs.record import Cell
 
 
 @dataclass(frozen=True)

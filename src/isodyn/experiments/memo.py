@@ -34,11 +34,11 @@ import diskcache
 import isodyn
 from isodyn.cache.codecs import REPLAY_CHECK, dumps, graded_from_row, known_labels, loads
 from isodyn.cache.stores import open_store
-from isodyn.calls import Call
 from isodyn.core import Variant
-from isodyn.experiments.config import ExperimentConfig
 from isodyn.models.requests import Reply
-from isodyn.record import Cell, CellResult
+from isodyn.runs.calls import Call
+from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.record import Cell, CellResult
 
 # Settings that reach a request or a strategy's choices; the rest (budget, concurrency...) do not.
 REQUEST_SETTINGS = ("base_seed", "temperature", "max_tokens", "api_base", "describer", "vision")

@@ -10,12 +10,13 @@ from pathlib import Path
 from isodyn.cache.stores import store_conflict
 from isodyn.datasets import ReleaseError
 from isodyn.datasets.kinds import load_dataset
-from isodyn.experiments.config import ConfigError, ExperimentConfig, vision_override
+from isodyn.errors import ConfigError
 from isodyn.experiments.grid import MAX_CELLS, Grid, expand_grid, grid_size
 from isodyn.experiments.shard import shard_grid
 from isodyn.generators import SeedProgram, all_seeds
 from isodyn.models.catalog import ModelError, ModelInfo
 from isodyn.models.remembered import RememberedModels
+from isodyn.runs.config import ExperimentConfig, vision_override
 from isodyn.strategies import (
     ComposedStrategy,
     StrategyError,

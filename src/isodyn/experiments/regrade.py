@@ -17,10 +17,10 @@ import numpy as np
 
 from isodyn.cache import ResponseCache
 from isodyn.core import AnswerType
-from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss, error_reason, redact
 from isodyn.models.requests import CUT_OFF, ModelRequest
-from isodyn.record import JUDGE, CellResult
+from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.record import JUDGE, CellResult
 from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, is_correct
 from isodyn.scoring.extract import CLEAR, NONE_FOUND, SEVERAL_OPTIONS, SEVERAL_VALUES, UNREADABLE
 from isodyn.scoring.judge import (

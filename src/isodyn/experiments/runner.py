@@ -25,7 +25,6 @@ from isodyn.errors import IsodynError
 from isodyn.experiments.batch import BatchHook, BatchParts, run_batches
 from isodyn.experiments.batch_jobs import estimate_batch_cost
 from isodyn.experiments.cells import RunMaterials, recorded_key, run_cell, untrusted_reply
-from isodyn.experiments.config import ExperimentConfig
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.llm import (
     Budget,
@@ -39,7 +38,14 @@ from isodyn.experiments.llm import (
 from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import Plan
 from isodyn.experiments.regrade import judge_during_run, judge_settings, needs_judge
-from isodyn.experiments.rundir import (
+from isodyn.experiments.tally import RowTally
+from isodyn.generators.render_cache import RenderCache
+from isodyn.models.preflight import preflight
+from isodyn.models.requests import ModelRequest, Reply
+from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.record import Cell, CellResult, Status
+from isodyn.runs.results import read_results, result_line
+from isodyn.runs.rundir import (
     SPENDING,
     earlier_spending,
     own_results,
@@ -47,14 +53,8 @@ from isodyn.experiments.rundir import (
     without_local_failures,
     without_untrusted,
 )
-from isodyn.experiments.runlock import RunLock
-from isodyn.experiments.saved_config import MadeBy, run_config_bytes
-from isodyn.experiments.tally import RowTally
-from isodyn.generators.render_cache import RenderCache
-from isodyn.models.preflight import preflight
-from isodyn.models.requests import ModelRequest, Reply
-from isodyn.record import Cell, CellResult, Status
-from isodyn.results import read_results, result_line
+from isodyn.runs.runlock import RunLock
+from isodyn.runs.saved_config import MadeBy, run_config_bytes
 
 
 @dataclass

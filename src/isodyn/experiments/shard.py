@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 
 from isodyn.core import Modality
-from isodyn.experiments.config import ConfigError
+from isodyn.errors import ConfigError
 from isodyn.experiments.grid import Grid
-from isodyn.record import Cell
+from isodyn.runs.record import Cell
 
 
 def cell_digest(cell: Cell) -> bytes:

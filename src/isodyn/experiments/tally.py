@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from isodyn.experiments.cells import LOCAL_FAILURE
-from isodyn.record import JUDGE, CellResult, Status
+from isodyn.runs.record import JUDGE, CellResult, Status
 
 
 @dataclass

@@ -119,7 +119,7 @@ def check_size(seeds: int, variants: int) -> None:
     """ConfigError when seeds x variants passes the item bound (ISODYN_MAX_ITEMS, 100,000 by
     default): every item is held in memory until items.jsonl is written, so `n=100000000` must stop
     here, before any work, as the run grid stops at its bound."""
-    from isodyn.experiments.config import ConfigError
+    from isodyn.errors import ConfigError
     from isodyn.generators.contained import ReleaseError, limits
 
     try:

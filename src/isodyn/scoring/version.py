@@ -2,7 +2,7 @@
 
 A verdict kept from before (`analysis.verdict_book`) is used only when the code that gave it is the
 code that would give it now. Rather than a number someone must remember to raise, the version is the
-digest of every module of `isodyn.scoring`, of `isodyn.record` (it grades a cut-off reply), and of
+digest of every module of `isodyn.scoring`, of `isodyn.runs.record` (it grades a cut-off reply), and of
 the module a grader registered from outside the package is defined in: any change to any of them
 gives another version, so a stale verdict is never read as a current one.
 """
@@ -21,7 +21,7 @@ from isodyn.scoring.graders import GRADERS
 def _code_files(grader: str) -> list[Path]:
     package = Path(__file__).parent
     files = sorted(package.rglob("*.py"))
-    record = importlib.util.find_spec("isodyn.record")  # found, not imported: it imports scoring
+    record = importlib.util.find_spec("isodyn.runs.record")  # found, not imported: it imports scoring
     if record is not None and record.origin:
         files.append(Path(record.origin))
     try:

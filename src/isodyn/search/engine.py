@@ -26,7 +26,7 @@ from isodyn.experiments.plan import Plan
 from isodyn.experiments.runner import execute
 from isodyn.generators.base import SeedProgram, StandInSeed
 from isodyn.generators.tape import Genome, Realized, TapeError, realize
-from isodyn.record import Cell, CellResult, Status
+from isodyn.runs.record import Cell, CellResult, Status
 from isodyn.search.guided import GuidedSearch
 from isodyn.search.record import Asked, Searcher, Trial, TrialStatus, Unit, status_of
 from isodyn.search.searchers import Baseline, FixedList, Proposal, RandomSearch, VariantSearch, searchable

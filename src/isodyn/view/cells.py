@@ -21,13 +21,13 @@ from typing import Any
 import orjson
 
 from isodyn.errors import IsodynError
-from isodyn.record import CellResult
-from isodyn.results import parsed_line, row_problem
-from isodyn.schema import JUDGE, migrate
+from isodyn.runs.marks import Mark, graded_reading
+from isodyn.runs.record import CellResult
+from isodyn.runs.results import parsed_line, row_problem
+from isodyn.runs.schema import JUDGE, migrate
 from isodyn.scoring import Score
 from isodyn.scoring.span import answer_span
 from isodyn.view.index import CellIndex
-from isodyn.view.marks import Mark, graded_reading
 
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 Span = tuple[int, int]

@@ -18,9 +18,9 @@ from pathlib import Path
 import orjson
 
 from isodyn.atomic import write_atomic
+from isodyn.runs.marks import Mark, graded_reading, read_marks
 from isodyn.view.cells import CellUnreadable, read_cell
 from isodyn.view.index import load_index
-from isodyn.view.marks import Mark, graded_reading, read_marks
 
 SOURCE = "review"
 

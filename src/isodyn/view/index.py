@@ -36,8 +36,8 @@ import numpy as np
 import orjson
 
 from isodyn.atomic import write_atomic
-from isodyn.experiments.config import default_cache_dir
-from isodyn.view.safe import UnsafeFile, read_bounded
+from isodyn.runs.config import default_cache_dir
+from isodyn.runs.safe import UnsafeFile, read_bounded
 from isodyn.view.scan import (
     CLEAR,
     CODED,

@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 
 from isodyn.core import Modality
-from isodyn.results import BOM, parsed_line, row_problem
-from isodyn.schema import GRADED, migrate
+from isodyn.runs.results import BOM, parsed_line, row_problem
+from isodyn.runs.schema import GRADED, migrate
 from isodyn.scoring.extract import CLEAR, NONE_FOUND
 
 CODED = ("model", "strategy", "modality", "seed_id", "topic", "reason", "method", "ambiguity")

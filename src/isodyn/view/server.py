@@ -40,10 +40,10 @@ import numpy as np
 import orjson
 
 from isodyn.errors import IsodynError
+from isodyn.runs.marks import MarksRead, append_mark, graded_reading, mark_from_request, read_marks
+from isodyn.runs.safe import UnsafeFile
 from isodyn.view.cells import DIGEST, CellUnreadable, cell_view
 from isodyn.view.index import CellIndex, Facet, Filters, IndexHolder
-from isodyn.view.marks import MarksRead, append_mark, graded_reading, mark_from_request, read_marks
-from isodyn.view.safe import UnsafeFile
 from isodyn.view.seeds import seed_view
 
 HOST = "127.0.0.1"
@@ -106,8 +106,8 @@ class RenderedImages:
 def render_images(run_dir: Path) -> ImageSource | None:
     """The run's render cache (`cache_dir` of its config.json, else isodyn's default), when it
     exists (the viewer never makes one)."""
-    from isodyn.experiments.config import default_cache_dir
-    from isodyn.results import read_json
+    from isodyn.runs.config import default_cache_dir
+    from isodyn.runs.results import read_json
 
     config = read_json(Path(run_dir) / "config.json")
     named = config.get("cache_dir") if isinstance(config, dict) else None

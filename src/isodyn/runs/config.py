@@ -13,13 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.core import Modality
-from isodyn.errors import IsodynError
+from isodyn.errors import ConfigError
 from isodyn.models.local import DEFAULT_MODEL
 from isodyn.models.requests import DEFAULT_MAX_TOKENS
-
-
-class ConfigError(IsodynError, ValueError):
-    """Bad user input; the message is a single line naming the problem and the valid choices."""
 
 
 class SecretValueError(ConfigError):

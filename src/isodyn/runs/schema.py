@@ -2,7 +2,7 @@
 version becomes a current row (`migrate`).
 
 1: rows before the record (no `schema` key); 2: the flat record, with the judge's reading beside the
-verdict (`judge_extract`); 3: the composed record (`isodyn.record`), every score under `scores`.
+verdict (`judge_extract`); 3: the composed record (`isodyn.runs.record`), every score under `scores`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
-from isodyn.calls import Call
 from isodyn.core import AnswerType
+from isodyn.runs.calls import Call
 from isodyn.scoring import DEFAULT_GRADER, Tolerance
 from isodyn.scoring.extract import NONE_FOUND
 

@@ -1,4 +1,4 @@
-"""The one reader and writer of a run's results.jsonl: the cell record (`isodyn.record`) a line at a time.
+"""The one reader and writer of a run's results.jsonl: the cell record (`runs.record`) a line at a time.
 
 A line of `results.jsonl` is a `CellResult` flat (`CellResult.to_row`), written once by the runner;
 `read_results` reads a run back, migrating rows written by older schemas (`migrate`).
@@ -23,11 +23,11 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import orjson
 
-from isodyn.calls import Call
 from isodyn.core import AnswerType, Modality
 from isodyn.errors import IsodynError
-from isodyn.record import CellResult
-from isodyn.schema import ROW_FIELDS, SCHEMA_VERSION, Row, ScoreRow, migrate
+from isodyn.runs.calls import Call
+from isodyn.runs.record import CellResult
+from isodyn.runs.schema import ROW_FIELDS, SCHEMA_VERSION, Row, ScoreRow, migrate
 
 __all__ = ["SCHEMA_VERSION", "Call", "CellResult", "NewerRun", "Run", "read_results", "result_line"]
 

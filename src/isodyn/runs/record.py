@@ -20,10 +20,10 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from isodyn.calls import Call, Usage
 from isodyn.core import AnswerType, Modality
 from isodyn.models.requests import CUT_OFF
-from isodyn.schema import JUDGE, SCHEMA_VERSION, migrate
+from isodyn.runs.calls import Call, Usage
+from isodyn.runs.schema import JUDGE, SCHEMA_VERSION, migrate
 from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, get_grader
 from isodyn.scoring.extract import TRUNCATED
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from isodyn.core import Modality
-from isodyn.errors import IsodynError
-from isodyn.experiments.config import ConfigError, ExperimentConfig
+from isodyn.errors import ConfigError, IsodynError
+from isodyn.runs.config import ExperimentConfig
 
 
 class Unfit(IsodynError, ValueError):

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from isodyn.view.safe import inside, open_own, read_bounded
+from isodyn.runs.safe import inside, open_own, read_bounded
 
 MARKS_FILE = "marks.jsonl"
 READINGS = ("correct", "wrong", "none")  # the corpus's verdicts: how a person reads the reply
