@@ -20,8 +20,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from isodyn.generators import all_seeds, dataset
-from isodyn.generators.dataset import DatasetRequest, build_dataset, default_workers
+from isodyn.cache.renders import open_render_cache
+from isodyn.datasets import writer as dataset
+from isodyn.datasets.writer import DatasetRequest, build_dataset, default_workers
+from isodyn.generators import all_seeds
 from isodyn.testing.stock_drawing import stock_matplotlib
 
 ROUNDS = 3
@@ -40,7 +42,9 @@ def stock_drawing() -> Iterator[None]:
 
 
 def timed(seeds: tuple[str, ...], variants: int, workers: int, cache: Path, out: Path) -> tuple[float, int]:
-    request = DatasetRequest(seeds, variants, 0, out, cache, workers, contact_sheet=False)
+    request = DatasetRequest(
+        seeds, variants, 0, out, cache, workers, contact_sheet=False, open_renderings=open_render_cache
+    )
     started = time.perf_counter()
     summary = build_dataset(request)
     return time.perf_counter() - started, summary["items"]

@@ -48,7 +48,7 @@ MODALITIES = {"image": -0.7, "latex": 0.3, "code": 0.1, "story": 0.0}
 MODELS = {"synthetic/strong": 0.6, "synthetic/weak": -0.6}  # made up: no model was asked
 VARIANTS = 22
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "real"
-VERDICTS_FILE = "verdicts.jsonl"  # where a report keeps each grader's verdicts (analysis.verdict_book)
+VERDICTS_FILE = "verdicts.jsonl"  # where a report keeps each grader's verdicts (runs.verdict_book)
 
 
 def real_replies() -> list[dict[str, Any]]:
@@ -157,7 +157,7 @@ def _timed(seconds: dict[str, float], name: str, function: Callable[..., Any]) -
 def section_seconds(run_dir: Path, resamples: int) -> dict[str, float]:
     """Seconds of each part of one report of `run_dir`, built by `build_report` with its parts timed
     (the module's own functions wrapped, so the report is built exactly as `exp report` builds it)."""
-    from isodyn.analysis import report
+    from isodyn.analysis import run_report as report
     from isodyn.analysis.metrics import Bootstrap
     from isodyn.runs.results import read_results
 

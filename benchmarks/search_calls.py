@@ -43,7 +43,7 @@ from pathlib import Path
 from isodyn.experiments.plan import plan_experiment
 from isodyn.runs.config import parse_overrides
 from isodyn.search.engine import SearchRounds, SearchSettings
-from isodyn.search.record import Searcher, Trial
+from isodyn.search.trials import Searcher, Trial
 from isodyn.testing import OpenAIStub
 from isodyn.testing.regions import Region, RegionAnswerer, regions
 

@@ -185,7 +185,7 @@ def test_character_references_in_names_render_as_text_in_report_md() -> None:
     from markdown_it import MarkdownIt
 
     from isodyn.analysis.metrics import Bootstrap
-    from isodyn.analysis.report import build_report, render_markdown
+    from isodyn.analysis.run_report import build_report, render_markdown
     from isodyn.runs.results import CellResult
 
     model, seed = f"m{REFERENCES * 3}x", f"s{REFERENCES}"

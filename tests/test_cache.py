@@ -87,9 +87,9 @@ def test_cache_round_trip_between_instances(tmp_path) -> None:
 
 
 def test_render_cache_replays_images_without_redrawing(tmp_path, monkeypatch) -> None:
+    from isodyn.cache.renders import RenderCache
     from isodyn.core import Modality
     from isodyn.generators import get_seed
-    from isodyn.generators.render_cache import RenderCache
 
     seed = get_seed("isobench_parity")
     variant = seed.variant(5)
@@ -134,9 +134,9 @@ def test_key_is_the_sha256_of_the_documented_canonical_json() -> None:
 def test_an_image_drawn_is_found_by_the_digest_its_transcript_records(tmp_path) -> None:
     import diskcache
 
+    from isodyn.cache.renders import RenderCache, image_key, stored_image
     from isodyn.core import Modality
     from isodyn.generators import get_seed
-    from isodyn.generators.render_cache import RenderCache, image_key, stored_image
     from isodyn.models.requests import hash_images
     from isodyn.strategies.base import user_message
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from isodyn.scoring import score
-from isodyn.scoring.compare import Tolerance
+from isodyn.scoring.answer_match import Tolerance
 from isodyn.scoring.extract import CLEAR, NONE_FOUND, SEVERAL_OPTIONS
 
 CHESS = ("White wins", "Black wins", "Draw")

@@ -23,10 +23,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from matplotlib.image import imread
 
-from isodyn.analysis.compare import Pair, compare, sentence
 from isodyn.analysis.compare_report import dropped_cells, file_safe, report_names
 from isodyn.analysis.forest import ForestRow, forest_png, pair_label, shortened
 from isodyn.analysis.metrics import Bootstrap
+from isodyn.analysis.paired import Pair, compare, sentence
 from isodyn.analysis.stats import detectable_effect, paired_bootstrap
 from isodyn.commands.compare import CompareRequest, compare_runs
 
@@ -182,7 +182,7 @@ def test_too_few_seeds_never_sits_beside_an_interval_excluding_zero() -> None:
 def test_sentence_never_prints_a_decision_its_interval_contradicts(
     p_holm: float, low: float, high: float, says: str
 ) -> None:
-    from isodyn.analysis.compare import verdict
+    from isodyn.analysis.paired import verdict
 
     found = verdict(0.05, low, high, p_holm, 20, 0.05)
     pair = Pair("m / latex", "x", "y", 100, 20, 0.05, low, high, low, high, 6, 1, 0.1, p_holm / 3, p_holm,

@@ -27,7 +27,7 @@ import sympy as sp
 from isodyn.core import AnswerType, Level, Modality, Topic, Variant, VariationType
 from isodyn.generators.base import SeedProgram, format_choices, registered
 from isodyn.scoring import score
-from isodyn.scoring.compare import is_correct, parse_number
+from isodyn.scoring.answer_match import is_correct, parse_number
 
 # seed id -> module under isodyn.generators.dynamath (imported directly, so a broken seed written by
 # someone else elsewhere in the package cannot hide these results)

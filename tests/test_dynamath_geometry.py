@@ -32,7 +32,7 @@ from sympy.parsing.sympy_parser import (
 from isodyn.core import AnswerType, Level, Modality, Topic, Variant, VariationType
 from isodyn.generators.base import SeedProgram, format_choices, registered
 from isodyn.scoring import score
-from isodyn.scoring.compare import parse_number
+from isodyn.scoring.answer_match import parse_number
 
 GEOMETRY_DIR = Path(__file__).resolve().parents[1] / "src" / "isodyn" / "generators" / "dynamath"
 MODULES = sorted(p.stem for p in GEOMETRY_DIR.glob("geometry_*.py"))

@@ -23,7 +23,7 @@ import pytest
 from isodyn.core import AnswerType, Level, Modality, Topic, Variant, VariationType
 from isodyn.generators import get_seed
 from isodyn.generators.base import format_choices
-from isodyn.scoring.compare import parse_number
+from isodyn.scoring.answer_match import parse_number
 
 STATS = (
     "dynamath_stem_leaf_mean", "dynamath_bar_extreme", "dynamath_box_iqr", "dynamath_venn_count",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isodyn.scoring.compare import _parse_math
+from isodyn.scoring.answer_match import _parse_math
 from isodyn.scoring.fast_math import fast_equation_equivalent, fast_equivalent, fast_value, translate
 
 EXPRESSIONS = [

@@ -27,7 +27,7 @@ from isodyn.analysis.findings import (
 from isodyn.analysis.grading import ambiguous_examples, excerpt
 from isodyn.analysis.legend import legend
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
-from isodyn.analysis.report import _wrong_samples, build_report, render_html, render_markdown
+from isodyn.analysis.run_report import _wrong_samples, build_report, render_html, render_markdown
 from isodyn.analysis.tables import TOPIC_COLUMNS
 from isodyn.runs.calls import Call
 from isodyn.runs.results import CellResult, results_frame

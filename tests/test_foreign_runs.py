@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import isodyn.analysis.report as analysis_report
+import isodyn.analysis.run_report as analysis_report
 from isodyn.commands.run import RunRequest, run_experiment
 from isodyn.testing import OpenAIStub, ScriptedReply
 
@@ -178,7 +178,7 @@ def test_a_resumed_row_whose_key_matches_is_reused(tmp_path: Path, run_cli, monk
 
 def test_every_run_records_its_version_and_prompt_digest(tmp_path: Path, monkeypatch) -> None:
     import isodyn
-    from isodyn.experiments.memo import prompt_digest
+    from isodyn.prompts import prompt_digest
 
     monkeypatch.setattr(analysis_report, "write_report", lambda run_dir, *a, **k: run_dir / "report.md")
     with OpenAIStub(_answer) as stub:

@@ -54,7 +54,7 @@ def test_generate_bad_input(tmp_path) -> None:
 def test_serial_and_parallel_builds_write_the_same_items_and_leave_the_collector_as_found(tmp_path) -> None:
     import gc
 
-    from isodyn.generators.dataset import DatasetRequest, build_dataset
+    from isodyn.datasets.writer import DatasetRequest, build_dataset
 
     seeds = ("isobench_parity", "dynamath_box_iqr")
     threshold, frozen = gc.get_threshold(), gc.get_freeze_count()

@@ -28,8 +28,8 @@ from typer.testing import CliRunner
 
 from isodyn.cli import app
 from isodyn.core import AnswerType
+from isodyn.datasets.contained import ReleaseError
 from isodyn.datasets.dynamath import release_seeds
-from isodyn.generators.contained import ReleaseError
 from isodyn.scoring import GRADERS, Question, Score, Tolerance, graders, score
 from isodyn.scoring.bounds import EVENTS, tame_text
 from isodyn.scoring.graders import GRADER_ERRORS

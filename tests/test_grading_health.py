@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from isodyn.analysis.compare import compare
 from isodyn.analysis.findings import Arm, Baseline, find, sentences
 from isodyn.analysis.health import Health, caution_for, grading_health, health_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
-from isodyn.analysis.report import build_report, render_html, render_markdown
+from isodyn.analysis.paired import compare
+from isodyn.analysis.run_report import build_report, render_html, render_markdown
 from isodyn.runs.marks import Mark
 from isodyn.runs.results import CellResult, results_frame
 from isodyn.runs.schema import JUDGE, SCHEMA_VERSION

@@ -14,8 +14,8 @@ from isodyn.core import VariationType
 from isodyn.generators import all_seeds
 from isodyn.generators.tape import Genome, realize
 from isodyn.search.guided import EXPLORE, GuidedSearch, design_value, mutate
-from isodyn.search.record import TrialStatus
 from isodyn.search.searchers import RandomSearch
+from isodyn.search.trials import TrialStatus
 
 SEEDS = all_seeds()
 

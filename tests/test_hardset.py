@@ -12,15 +12,14 @@ from typing import Any
 
 import pytest
 
-from isodyn.core import Modality, Variant
+from isodyn.core import DEMO_INDEX_START, Modality, Variant
 from isodyn.datasets import ReleaseError
 from isodyn.datasets.hardset import HARDSET_FILE, HardVariant, item_id, load_hardset
 from isodyn.datasets.kinds import load_dataset, resolved, split_spec
 from isodyn.generators import SeedProgram, get_seed
 from isodyn.generators.tape import Genome, Value, realize, tweakable
 from isodyn.search.hardset import write_hardset
-from isodyn.search.record import Asked, Searcher, Trial, TrialStatus, Unit
-from isodyn.strategies.fewshot import DEMO_INDEX_START
+from isodyn.search.trials import Asked, Searcher, Trial, TrialStatus, Unit
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import prompt_text
 

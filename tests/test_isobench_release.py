@@ -19,7 +19,7 @@ from PIL import Image
 from isodyn.core import AnswerType, Level, Modality, Topic
 from isodyn.datasets import ReleaseError
 from isodyn.datasets.isobench import describe_isobench, load_isobench
-from isodyn.datasets.record import PNG_SIGNATURE
+from isodyn.datasets.release_item import PNG_SIGNATURE
 from isodyn.scoring import score_reply
 
 PGN_1 = "1. e4 e5 2. Nf3 Nc6 3. Bb5 Bc5 4. Bxc6 dxc6 5. Nc3 Bg4 6. Na4 Bb4 7. c3 Bd6 8. d4 f6 9. dxe5 fxe5"

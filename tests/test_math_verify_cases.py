@@ -24,8 +24,8 @@ import pytest
 
 from isodyn.core import AnswerType
 from isodyn.scoring import score
+from isodyn.scoring.answer_match import choice_letter, is_correct, number_value, text_equivalent
 from isodyn.scoring.boxed import last_boxed
-from isodyn.scoring.compare import choice_letter, is_correct, number_value, text_equivalent
 
 HERE = Path(__file__).parent / "corpus" / "math_verify"
 MIN_AGREEMENT = 0.96

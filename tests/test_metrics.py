@@ -3,7 +3,7 @@ import math
 import pandas as pd
 
 from isodyn.analysis.metrics import robustness, robustness_table
-from isodyn.analysis.report import build_report, render_markdown
+from isodyn.analysis.run_report import build_report, render_markdown
 from isodyn.runs.results import CellResult
 
 

@@ -21,7 +21,7 @@ from isodyn.datasets.mmmath import (
     mmmath_skipped,
     topic_of,
 )
-from isodyn.datasets.record import PNG_SIGNATURE
+from isodyn.datasets.release_item import PNG_SIGNATURE
 from isodyn.generators.base import UnsupportedModality
 from isodyn.scoring import score_reply
 from isodyn.scoring.extract import last_boxed

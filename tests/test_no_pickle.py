@@ -22,6 +22,7 @@ import isodyn
 import isodyn.experiments.cells as cells
 from isodyn.cache import ResponseCache, decode_reply
 from isodyn.cache.migrate import plain_unpickle
+from isodyn.cache.renders import RenderCache, image_key, stored_image
 from isodyn.cache.stores import (
     FORMAT,
     MARKER,
@@ -38,7 +39,6 @@ from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.runner import execute
 from isodyn.generators import all_seeds, get_seed
-from isodyn.generators.render_cache import RenderCache, image_key, stored_image
 from isodyn.models.requests import image_digest
 from isodyn.runs.config import parse_overrides
 from isodyn.runs.rundir import new_run_dir

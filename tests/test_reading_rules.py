@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from isodyn.analysis.stats import cohen_kappa, kappa_interval
-from isodyn.scoring.compare import Tolerance, _groups_equal, text_equivalent
+from isodyn.scoring.answer_match import Tolerance, _groups_equal, text_equivalent
 from isodyn.scoring.extract import answer_lines, cut_off_before_answer, looping, read_number, without_code
 from isodyn.scoring.focus import question_focus, restates
 from isodyn.scoring.options import read_statement

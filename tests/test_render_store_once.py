@@ -8,9 +8,9 @@ from pathlib import Path
 
 import diskcache
 
+from isodyn.cache.renders import RenderCache, image_key
 from isodyn.core import Modality
 from isodyn.generators import all_seeds
-from isodyn.generators.render_cache import RenderCache, image_key
 from isodyn.models.requests import image_digest
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -8,11 +8,11 @@ import gc
 import json
 from pathlib import Path
 
+from isodyn.cache.renders import RenderCache
 from isodyn.experiments.cells import VARIANTS_HELD, RunMaterials
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.runner import execute
 from isodyn.generators import get_seed
-from isodyn.generators.render_cache import RenderCache
 from isodyn.runs.config import parse_overrides
 from isodyn.runs.record import CellResult
 from isodyn.runs.rundir import new_run_dir

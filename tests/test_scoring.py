@@ -2,7 +2,7 @@ import pytest
 
 from isodyn.core import AnswerType, Level, Topic, Variant
 from isodyn.scoring import extract_short_answer, score_reply
-from isodyn.scoring.compare import choice_letter, is_correct, parse_number
+from isodyn.scoring.answer_match import choice_letter, is_correct, parse_number
 
 
 def variant(answer: str, answer_type: AnswerType, choices: tuple[str, ...] = ()) -> Variant:

@@ -1,4 +1,4 @@
-"""The search's analysis (search/analysis.py) and report (search/report.py) on hand-made trials.
+"""The search's analysis (search/analysis.py) and report (search/search_report.py) on hand-made trials.
 
 Curves are checked against an explicit loop over units; gaps, fallen seeds, explanations, number
 sizes and transfer shares against cases small enough to work out by hand; the report against
@@ -30,8 +30,8 @@ from isodyn.search.analysis import (
     transfer_share,
     worst_case_curve,
 )
-from isodyn.search.record import Asked, Searcher, Trial, TrialStatus, Unit
-from isodyn.search.report import SearchReportInput, draw_curves, search_report
+from isodyn.search.search_report import SearchReportInput, draw_curves, search_report
+from isodyn.search.trials import Asked, Searcher, Trial, TrialStatus, Unit
 
 P, C, F, U, S = (TrialStatus.PASSED, TrialStatus.CONFIRMED, TrialStatus.FLUKE, TrialStatus.UNCLEAR,
                  TrialStatus.SKIPPED)  # fmt: skip

@@ -18,7 +18,7 @@ from isodyn.generators.base import SEEDS
 from isodyn.generators.tape import Genome, realize
 from isodyn.runs.config import parse_overrides
 from isodyn.search.engine import SearchRounds, SearchSettings
-from isodyn.search.record import Searcher, Trial, TrialStatus
+from isodyn.search.trials import Searcher, Trial, TrialStatus
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.regions import Region, RegionAnswerer
 from isodyn.testing.scripts import prompt_text

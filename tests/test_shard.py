@@ -20,15 +20,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import isodyn
-import isodyn.analysis.report as analysis_report
+import isodyn.analysis.run_report as analysis_report
 from isodyn.commands.run import RunRequest, run_experiment
 from isodyn.core import Modality
 from isodyn.errors import ConfigError
 from isodyn.experiments.cells import recorded_key
 from isodyn.experiments.grid import Grid
-from isodyn.experiments.memo import prompt_digest
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.shard import assign_shards, cell_digest, cell_digests, shard_grid
+from isodyn.prompts import prompt_digest
 from isodyn.runs.calls import Call
 from isodyn.runs.config import parse_overrides
 from isodyn.runs.record import Cell, CellResult

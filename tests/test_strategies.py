@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from isodyn.core import AnswerType, Modality
+from isodyn.core import DEMO_INDEX_START, AnswerType, Modality
 from isodyn.generators import all_seeds
 from isodyn.generators.base import format_choices
 from isodyn.strategies import ModelFacts, StrategyError, parse_strategy
-from isodyn.strategies.fewshot import DEMO_INDEX_START
 from isodyn.strategies.modifiers import majority, rotate_choices, vote_key
 from strategy_harness import image_count, run_strategy, text_of
 
@@ -260,10 +259,10 @@ def test_reading_an_undeclared_service_is_a_clear_error() -> None:
 
 def test_the_runner_grants_only_the_declared_services(tmp_path: Path) -> None:
     from isodyn.cache import ResponseCache
+    from isodyn.cache.renders import RenderCache
     from isodyn.experiments.cells import RunMaterials, cell_context
     from isodyn.experiments.llm import CachedClient, Limits
     from isodyn.experiments.plan import plan_experiment
-    from isodyn.generators.render_cache import RenderCache
     from isodyn.runs.config import parse_overrides
 
     plan = plan_experiment(parse_overrides([

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import isodyn.analysis.verdict_book as verdict_book
+import isodyn.runs.verdict_book as verdict_book
 from isodyn.analysis.grading import grader_sensitivity
 from isodyn.analysis.metrics import Bootstrap
-from isodyn.analysis.report import write_report
+from isodyn.analysis.run_report import write_report
 from isodyn.analysis.sections import SECTIONS
-from isodyn.analysis.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh, reply_digest
 from isodyn.runs.results import CellResult, read_results
+from isodyn.runs.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh, reply_digest
 from isodyn.scoring import GRADERS
 from isodyn.scoring.version import _code_files, grader_version
 
@@ -258,7 +258,7 @@ def test_a_run_keeps_its_own_graders_verdicts_so_its_report_grades_only_the_othe
 
 
 def test_a_run_never_appends_its_verdicts_through_a_link(tmp_path: Path) -> None:
-    from isodyn.analysis.verdict_book import kept_by_the_run
+    from isodyn.runs.verdict_book import kept_by_the_run
 
     run_dir = write_run(tmp_path / "run")
     results = [r.regraded("isodyn") for r in results_of(run_dir)]

@@ -275,7 +275,7 @@ def test_review_table_counts_marks_and_both_accuracies(run_dir: Path) -> None:
 
 
 def test_the_report_has_a_reviewed_verdicts_section(run_dir: Path) -> None:
-    from isodyn.analysis.report import build_report
+    from isodyn.analysis.run_report import build_report
     from isodyn.runs.results import read_results
 
     results = read_results(run_dir).results

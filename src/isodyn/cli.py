@@ -249,7 +249,7 @@ def report(
     give one report with a row per model. With grader=NAME the run's saved replies are graded by that
     grader first (nothing is called). The report opens with its findings: per model the best and
     worst arm and the modality gap, each against the baseline arm (baseline=)."""
-    from isodyn.analysis.report import UnsafeOutputError
+    from isodyn.analysis.run_report import UnsafeOutputError
     from isodyn.commands.report import ReportRequest, report_run
     from isodyn.terminal import progress_line
     from isodyn.textsafe import terminal_text

@@ -96,6 +96,11 @@ class VariationType(_Label):
     REAL_LIFE_CONTEXT = "real_life_context"
 
 
+# Variant indices from here on are demonstrations (few-shot, the hard set's fresh variants); an
+# evaluation variant is always below it (the config refuses more variants), so none is both.
+DEMO_INDEX_START = 1_000_000
+
+
 @dataclass(frozen=True)
 class Variant:
     """One concrete question drawn from a seed program.

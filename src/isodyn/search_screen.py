@@ -13,7 +13,7 @@ from isodyn.terminal import console, say
 
 if TYPE_CHECKING:
     from isodyn.commands.search import SearchResult
-    from isodyn.search.record import Trial
+    from isodyn.search.trials import Trial
 
 
 class SearchScreen(SearchHooks):

@@ -46,7 +46,7 @@ from isodyn.analysis.tables import format_value
 from isodyn.core import AnswerType, Modality
 from isodyn.runs.schema import Column
 from isodyn.scoring import Tolerance
-from isodyn.scoring.compare import choice_letter, parse_number
+from isodyn.scoring.answer_match import choice_letter, parse_number
 
 # What one item needs from each of its two cells, and what stands in when a table lacks a column.
 _CELL_COLUMNS: dict[str, Any] = {

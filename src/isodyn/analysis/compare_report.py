@@ -1,4 +1,4 @@
-"""What `exp compare` writes beside the statistics of `analysis.compare` (pure): the cells a
+"""What `exp compare` writes beside the statistics of `analysis.paired` (pure): the cells a
 two-run comparison leaves out (`dropped_cells`), the report's file names (`report_names`), and the
 report itself (`comparison_content`: summary, table, forest plot)."""
 
@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from isodyn.analysis.columns import ARM, ITEM
-from isodyn.analysis.compare import (
+from isodyn.analysis.forest import ForestRow, forest_png
+from isodyn.analysis.metrics import Bootstrap
+from isodyn.analysis.paired import (
     Comparison,
     Pair,
     bracket,
@@ -24,9 +26,7 @@ from isodyn.analysis.compare import (
     seeds_needed_words,
     signed_points,
 )
-from isodyn.analysis.forest import ForestRow, forest_png
-from isodyn.analysis.metrics import Bootstrap
-from isodyn.analysis.report import ReportContent
+from isodyn.analysis.run_report import ReportContent
 from isodyn.runs.schema import Column
 from isodyn.textsafe import visible
 

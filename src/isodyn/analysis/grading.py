@@ -23,9 +23,9 @@ from isodyn.analysis.columns import ARM, ITEM, cell_label, labels
 from isodyn.analysis.metrics import graded_cells, robustness
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.tables import format_value
-from isodyn.analysis.verdict_book import graded_afresh
 from isodyn.runs.results import CellResult, results_frame
 from isodyn.runs.schema import Column
+from isodyn.runs.verdict_book import graded_afresh
 from isodyn.scoring import GRADERS, Score
 from isodyn.scoring.extract import CLEAR
 

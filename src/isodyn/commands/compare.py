@@ -17,10 +17,10 @@ from typing import Literal, cast
 
 import pandas as pd
 
-from isodyn.analysis.compare import compare
 from isodyn.analysis.compare_report import comparison_content, dropped_cells, report_names, unpaired_text
 from isodyn.analysis.metrics import Bootstrap
-from isodyn.analysis.report import write_content
+from isodyn.analysis.paired import compare
+from isodyn.analysis.run_report import write_content
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.report import BOOTSTRAP_PARSERS, split_words
 from isodyn.commands.runs import read_run, warn_about

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from isodyn.cache.renders import open_render_cache
+from isodyn.datasets.writer import DatasetRequest, build_dataset, check_size, default_workers, select_seeds
 from isodyn.errors import ConfigError
-from isodyn.generators.dataset import DatasetRequest, build_dataset, check_size, default_workers, select_seeds
 from isodyn.runs.config import bounded_int, default_cache_dir, parse_key_values, positive_int
 
 DEFAULT_VARIANTS = 10
@@ -54,6 +55,7 @@ def generate_request(words: Sequence[str]) -> DatasetRequest:
         cache_dir=chosen.get("cache_dir", default_cache_dir()),
         workers=chosen.get("workers", default_workers()),
         contact_sheet=chosen.get("contact_sheet", False),
+        open_renderings=open_render_cache,
     )
 
 

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.analysis.report import write_report
+from isodyn.analysis.run_report import write_report
 from isodyn.atomic import write_atomic
 from isodyn.cache import ResponseCache
 from isodyn.cache.stores import claim

@@ -15,14 +15,14 @@ from typing import Any
 from isodyn.analysis.external import ExternalTableError, read_tables
 from isodyn.analysis.findings import UnknownBaselineError, parse_baseline
 from isodyn.analysis.metrics import Bootstrap
-from isodyn.analysis.report import run_baseline, write_report
-from isodyn.analysis.verdict_book import Progress
+from isodyn.analysis.run_report import run_baseline, write_report
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
 from isodyn.errors import ConfigError
 from isodyn.experiments.regrade import rescore
 from isodyn.runs.config import grader_name, parse_key_values, positive_int
 from isodyn.runs.results import CellResult, read_json, results_frame, write_results
+from isodyn.runs.verdict_book import Progress
 from isodyn.scoring import Tolerance
 
 

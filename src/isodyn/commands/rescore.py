@@ -16,15 +16,27 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from isodyn.analysis.report import write_report
+import numpy as np
+
+from isodyn.analysis.run_report import write_report
+from isodyn.analysis.stats import kappa_interval
 from isodyn.commands.judging import JudgeChoice, regrade_words
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
 from isodyn.errors import ConfigError
-from isodyn.experiments.regrade import JudgeSettings, audit_rules, llm_extract, open_client, rescore
+from isodyn.experiments.regrade import (
+    JudgeSettings,
+    RulesAgainstJudge,
+    audit_rules,
+    llm_extract,
+    open_client,
+    rescore,
+)
 from isodyn.runs.config import default_cache_dir
 from isodyn.runs.results import CellResult, write_results
 from isodyn.scoring import DEFAULT_GRADER, DYNAMATH_ABS_TOLERANCE, Tolerance
+
+AUDIT_SEED = 0  # the sample of clear verdicts, and the kappa's resamples
 
 
 @dataclass(frozen=True)
@@ -123,7 +135,8 @@ def _judged(
     audit = None
     try:
         if request.audit is not None:
-            audit = asyncio.run(audit_rules(regraded, judge, client, request.tolerance, request.audit))
+            sample = audit_rules(regraded, judge, client, request.tolerance, request.audit, AUDIT_SEED)
+            audit = _audit_json(asyncio.run(sample))
         regraded = asyncio.run(llm_extract(regraded, judge, client, request.tolerance))
     finally:
         store.close()
@@ -165,6 +178,22 @@ def _summary(
     if audit is not None:
         summary["audit"] = audit
     return summary
+
+
+def _audit_json(audit: RulesAgainstJudge, seed: int = AUDIT_SEED) -> dict[str, Any]:
+    """summary.json's `audit`: agreement of the rules with the judge, and Cohen's kappa with its 95%
+    interval (keys in the file's order)."""
+    rules, judge = np.array(audit.rules), np.array(audit.judge)
+    kappa = kappa_interval(rules, judge, seed=seed)
+    return {
+        "sampled": len(rules),
+        "clear_verdicts": audit.clear_verdicts,
+        "agreement": float((rules == judge).mean()) if len(rules) else float("nan"),
+        "kappa": kappa.estimate,
+        "kappa_low": kappa.low,
+        "kappa_high": kappa.high,
+        "disagreements": audit.disagreements,
+    }
 
 
 def _rule_audit(audit: dict[str, Any] | None) -> RuleAudit | None:

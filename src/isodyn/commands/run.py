@@ -216,7 +216,7 @@ def _report(run_dir: Path, outcome: RunOutcome, config: ExperimentConfig, notice
     the same settings (a cached rerun writes the same rows: that run's report stands)."""
     earlier = unchanged_since(run_dir, config, outcome.summary.get("results_digest"))
     if earlier is None:
-        from isodyn.analysis.report import write_report  # seconds to import: only when written
+        from isodyn.analysis.run_report import write_report  # seconds to import: only when written
 
         return write_report(run_dir, outcome.results)
     share_identical_results(run_dir, config, outcome.summary.get("results_digest"))  # one copy on disk

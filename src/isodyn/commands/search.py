@@ -28,8 +28,8 @@ from isodyn.generators.tape import Genome
 from isodyn.models.catalog import is_local
 from isodyn.runs.config import ExperimentConfig, bounded_int, parse_key_values, parse_overrides
 from isodyn.search.engine import SearchRounds, SearchSettings
-from isodyn.search.record import Searcher, Trial, TrialStatus, Unit
 from isodyn.search.searchers import searchable
+from isodyn.search.trials import Searcher, Trial, TrialStatus, Unit
 
 # What `exp search` adds to a run's settings, and the run settings it decides itself.
 _SEARCHERS = {
@@ -271,7 +271,7 @@ def _totals(units: list[Unit], trials: list[Trial], rounds: SearchRounds) -> Sea
 def _write_outputs(
     plan: Plan, settings: SearchSettings, folder: Path, trials: list[Trial], hardset: Path
 ) -> None:
-    """The hard set, and the report with its figure (filled in by search/report.py)."""
+    """The hard set, and the report with its figure (filled in by search/search_report.py)."""
     from isodyn.search.hardset import write_hardset
 
     searched = [t for t in trials if t.searcher is not Searcher.TRANSFER]
@@ -295,7 +295,7 @@ def write_report(
 ) -> Path:
     """report.md and figures/worst-case.png (the curves drawn once, for the report to show)."""
     from isodyn.search.analysis import all_curves
-    from isodyn.search.report import SearchReportInput, draw_curves, search_report
+    from isodyn.search.search_report import SearchReportInput, draw_curves, search_report
 
     (folder / "figures").mkdir(exist_ok=True)
     # one bootstrap for the figure and the report's table: the same bands in both

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from isodyn.datasets.contained import limits, read_bounded
 from isodyn.datasets.kinds import resolved
 from isodyn.errors import IsodynError
 from isodyn.experiments.cells import untrusted_reply
-from isodyn.generators.contained import limits, read_bounded
 from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.results import Run, read_results
 from isodyn.runs.rundir import RUN_IDENTITY, run_identity

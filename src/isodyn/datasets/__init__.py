@@ -2,18 +2,18 @@
 
 - `kinds`: `DATASETS`, the registry of dataset kinds (one per release, plus third-party ones from
   the `isodyn.datasets` entry points), and the dispatch of a `dataset=` value to its kind;
-- `record`: the one adapter from a release item (`Record`) to a `Variant` and its renderings;
+- `release_item`: the one adapter from a release item (`Record`) to a `Variant` and its renderings;
 - `reader`: the one reader of release files (JSON, JSON lines, parquet) and the one image check;
 - one module per release, holding its field map and tasks: `dynamath`, `isobench`, `mmmath`,
   `dynamath_programs` (and the modules they split off).
 
 Every importer raises `ReleaseError` with a one-line message. It is defined beside the bounds it
-enforces (`generators.contained`, which study files and `exp generate` use as well) and imported
+enforces (`datasets.contained`, which study files, `exp generate` and model replies use as well) and imported
 from here.
 """
 
 from __future__ import annotations
 
-from isodyn.generators.contained import ReleaseError
+from isodyn.datasets.contained import ReleaseError
 
 __all__ = ["ReleaseError"]

@@ -22,6 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.core import AnswerType, Level, Topic, Variant
+from isodyn.datasets.contained import (
+    ReleaseError,
+    check_count,
+    check_fields,
+    contained,
+    limits,
+    read_parquet_rows,
+)
 from isodyn.datasets.kinds import DATASETS, DatasetKind
 from isodyn.datasets.reader import (
     checked_image,
@@ -32,15 +40,7 @@ from isodyn.datasets.reader import (
     read_json,
     resolve_columns,
 )
-from isodyn.datasets.record import Record, ReleasedSeed, check_truth, image_digest
-from isodyn.generators.contained import (
-    ReleaseError,
-    check_count,
-    check_fields,
-    contained,
-    limits,
-    read_parquet_rows,
-)
+from isodyn.datasets.release_item import Record, ReleasedSeed, check_truth, image_digest
 
 # ---------------------------------------------------------------------------------------- field map
 

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.core import AnswerType, Level, Topic, Variant
+from isodyn.datasets.contained import ReleaseError, check_value, contained, limits, read_text
 from isodyn.datasets.dynamath import ANSWER_TYPES, LEVELS, TOPICS, parse_choices
 from isodyn.datasets.dynamath_runs import (
     MAX_REASON,
@@ -60,8 +61,7 @@ from isodyn.datasets.dynamath_runs import (
 )
 from isodyn.datasets.kinds import DATASETS, DatasetKind
 from isodyn.datasets.reader import lookup, one_line
-from isodyn.datasets.record import Record, ReleasedSeed, image_digest
-from isodyn.generators.contained import ReleaseError, check_value, contained, limits, read_text
+from isodyn.datasets.release_item import Record, ReleasedSeed, image_digest
 
 VARIANT_SPACE = 1_000_000  # variants are indexed 0 .. VARIANT_SPACE - 1
 CHECK_WORKERS = 2  # programs run at once by `check_environment`

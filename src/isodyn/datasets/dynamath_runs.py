@@ -27,9 +27,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from isodyn.datasets.contained import ReleaseError, limits, read_bounded
 from isodyn.datasets.reader import checked_image, label, one_line, read_image
-from isodyn.datasets.record import as_png
-from isodyn.generators.contained import ReleaseError, limits, read_bounded
+from isodyn.datasets.release_item import as_png
 
 TIMEOUT_SECONDS = 60.0  # a variant's program is killed after this long
 META = ("subject", "level", "answer_type")  # what a program says of itself, besides query and answer

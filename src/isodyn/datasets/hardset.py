@@ -35,12 +35,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import Modality, Representation, Variant
-from isodyn.datasets.kinds import DATASETS, DatasetKind
-from isodyn.datasets.reader import one_line
-from isodyn.generators import SeedProgram, all_seeds
-from isodyn.generators.base import StandInSeed
-from isodyn.generators.contained import (
+from isodyn.core import DEMO_INDEX_START, Modality, Representation, Variant
+from isodyn.datasets.contained import (
     ReleaseError,
     check_count,
     contained,
@@ -48,8 +44,11 @@ from isodyn.generators.contained import (
     read_bounded,
     too_big,
 )
+from isodyn.datasets.kinds import DATASETS, DatasetKind
+from isodyn.datasets.reader import one_line
+from isodyn.generators import SeedProgram, all_seeds
+from isodyn.generators.base import StandInSeed
 from isodyn.generators.tape import Genome, TapeError, realize
-from isodyn.strategies.fewshot import DEMO_INDEX_START
 
 HARDSET_FILE = "hardset.jsonl"
 ID_HEX = 12  # hex digits of the genome key's sha256 in an item id
@@ -63,7 +62,7 @@ FINGERPRINT_HEX = 16  # Variant.fingerprint()'s length
 
 @dataclass(frozen=True, order=True)
 class FoundBy:
-    """One search unit that confirmed a hard variant (values as `search.record` writes them)."""
+    """One search unit that confirmed a hard variant (values as `search.trials` writes them)."""
 
     model: str
     strategy: str

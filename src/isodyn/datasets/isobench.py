@@ -80,6 +80,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.core import Level, Modality, Variant
+from isodyn.datasets.contained import ReleaseError, check_fields, contained, limits, too_big
 from isodyn.datasets.isobench_tasks import TASKS, Built, Row, TaskSpec
 from isodyn.datasets.kinds import DATASETS, DatasetKind
 from isodyn.datasets.reader import (
@@ -93,9 +94,8 @@ from isodyn.datasets.reader import (
     read_records,
     resolve_columns,
 )
-from isodyn.datasets.record import Record, ReleasedSeed, Shown, image_digest
+from isodyn.datasets.release_item import Record, ReleasedSeed, Shown, image_digest
 from isodyn.generators.base import SeedProgram
-from isodyn.generators.contained import ReleaseError, check_fields, contained, limits, too_big
 
 HELD_IMAGES_PER_FILE_BOUND = 4  # the pictures a release holds in memory: 4 x the data-file bound
 DATA_SUFFIXES = (".parquet", ".jsonl", ".json")

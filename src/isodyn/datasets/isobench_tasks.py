@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from isodyn.core import AnswerType, Modality, Topic
+from isodyn.datasets.contained import ReleaseError
 from isodyn.datasets.reader import clean, one_line
 from isodyn.generators.base import format_choices, letter
-from isodyn.generators.contained import ReleaseError
 from isodyn.scoring.bounds import exact_decimal
 
 YES_NO = ("Yes", "No")

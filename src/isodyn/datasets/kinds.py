@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from isodyn.datasets.contained import ReleaseError
 from isodyn.generators.base import SeedProgram
-from isodyn.generators.contained import ReleaseError
 from isodyn.registry import Registry, first_line
 
 Loader = Callable[[Path, tuple[str, ...]], Mapping[str, SeedProgram]]  # (path, keys or ()) -> seeds

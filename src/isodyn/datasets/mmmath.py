@@ -58,6 +58,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from isodyn.core import AnswerType, Level, Topic, Variant
+from isodyn.datasets.contained import (
+    ReleaseError,
+    check_fields,
+    contained,
+    limits,
+    member_problem,
+    read_member,
+)
 from isodyn.datasets.kinds import DATASETS, DatasetKind
 from isodyn.datasets.mmmath_fields import (
     answer_kind,
@@ -68,15 +76,7 @@ from isodyn.datasets.mmmath_fields import (
     topic_of,
 )
 from isodyn.datasets.reader import checked_image, find_image, read_image, read_records, zip_index
-from isodyn.datasets.record import Record, ReleasedSeed, check_truth, image_digest
-from isodyn.generators.contained import (
-    ReleaseError,
-    check_fields,
-    contained,
-    limits,
-    member_problem,
-    read_member,
-)
+from isodyn.datasets.release_item import Record, ReleasedSeed, check_truth, image_digest
 
 __all__ = [
     "MMMathProblem",

@@ -1,6 +1,6 @@
 """The one reader of release files and the one image check, shared by every importer.
 
-Built on `generators.contained`, which keeps every path inside the release the user named and bounds
+Built on `datasets.contained`, which keeps every path inside the release the user named and bounds
 every read. What is here:
 
 - `read_json`: one JSON document (DynaMath's `dataset.json`);
@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple, TypeVar
 
-from isodyn.generators.contained import (
+from isodyn.datasets.contained import (
     ReleaseError,
     check_count,
     check_image,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.cache import cache_key
+from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Representation, Variant
 from isodyn.experiments.llm import (
     BudgetExhausted,
@@ -25,13 +26,12 @@ from isodyn.experiments.llm import (
 from isodyn.experiments.memo import Replay, ReplayMemo, grading_stamp
 from isodyn.experiments.plan import Plan
 from isodyn.generators import SeedProgram
-from isodyn.generators.render_cache import RenderCache
 from isodyn.models.catalog import is_local
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.requests import CUT_OFF, ModelRequest, Reply, clean_reply, hash_images
 from isodyn.runs.calls import Call, Usage
 from isodyn.runs.config import ExperimentConfig
-from isodyn.runs.record import Cell, CellResult, Labels, Outcome, Status, truncated_score
+from isodyn.runs.record import LOCAL_FAILURE, Cell, CellResult, Labels, Outcome, Status, truncated_score
 from isodyn.scoring import DEFAULT_GRADER, question_of, score_reply
 from isodyn.strategies import (
     CellContext,
@@ -208,11 +208,6 @@ async def run_cell(
             Replay(variant, replayed, reply.text, ctx.notes, other, as_replayed, stamp, reply.finish_reason),
         )
     return result
-
-
-# A cell that failed on this machine (disk, permissions, a store), not at the model: the run is not
-# complete, and resuming it runs the cell again, with every reply it had received reused.
-LOCAL_FAILURE = "error:local"
 
 
 def is_local_failure(exc: BaseException) -> bool:

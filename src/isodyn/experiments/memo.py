@@ -31,11 +31,11 @@ from typing import Any
 
 import diskcache
 
-import isodyn
 from isodyn.cache.codecs import REPLAY_CHECK, dumps, graded_from_row, known_labels, loads
 from isodyn.cache.stores import open_store
 from isodyn.core import Variant
 from isodyn.models.requests import Reply
+from isodyn.prompts import files_digest
 from isodyn.runs.calls import Call
 from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.record import Cell, CellResult
@@ -62,30 +62,10 @@ def grading_stamp(grader: str) -> str:
     return "|".join([grader, *versions])
 
 
-# The folders of the prompt templates (prompts.py loads them): what a model is asked, word for word.
-PROMPT_TEMPLATES = ("strategies/templates", "scoring/templates")
-
-
-def _files_digest(folders: tuple[str, ...], suffixes: tuple[str, ...]) -> hashlib._Hash:
-    """A SHA-256 of the names and bytes of the package's files under `folders` (more may be added)."""
-    root = Path(isodyn.__file__).parent
-    digest = hashlib.sha256()
-    paths = (p for folder in folders for p in (root / folder).rglob("*") if p.suffix in suffixes)
-    for path in sorted(p for p in paths if p.is_file()):
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest
-
-
-@cache
-def prompt_digest() -> str:
-    """SHA-256 of the prompt templates: runs with the same one asked their models in the same words."""
-    return _files_digest(PROMPT_TEMPLATES, (".j2",)).hexdigest()
-
-
 @cache
 def code_digest() -> str:
     """SHA-256 of every source and template file of the package, and of the shaping libraries."""
-    digest = _files_digest(("",), (".py", ".j2"))
+    digest = files_digest(("",), (".py", ".j2"))
     for name in SHAPING_LIBRARIES:
         try:
             digest.update(f"{name}={version(name)}\0".encode())

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from isodyn.cache.stores import store_conflict
+from isodyn.core import DEMO_INDEX_START
 from isodyn.datasets import ReleaseError
 from isodyn.datasets.kinds import load_dataset
 from isodyn.errors import ConfigError
@@ -22,7 +23,6 @@ from isodyn.strategies import (
     StrategyError,
     parse_strategy,
 )
-from isodyn.strategies.fewshot import DEMO_INDEX_START
 
 # `exp run` with no seeds named: a small grid that finishes in minutes on the embedded model.
 DEFAULT_SEEDS = ("dynamath_shifted_abs", "isobench_parity", "isobench_connectivity")

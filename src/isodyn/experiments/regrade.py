@@ -236,6 +236,17 @@ def _label(verdict: bool | None) -> str:
     return "none" if verdict is None else ("correct" if verdict else "wrong")
 
 
+@dataclass(frozen=True)
+class RulesAgainstJudge:
+    """The rules' clear verdicts on a random sample, beside the judge's verdicts on the same replies
+    ("correct", "wrong" or "none" each); the statistics of their agreement are the caller's."""
+
+    clear_verdicts: int
+    rules: tuple[str, ...]
+    judge: tuple[str, ...]
+    disagreements: list[dict[str, Any]]
+
+
 async def audit_rules(
     results: list[CellResult],
     settings: JudgeSettings,
@@ -243,9 +254,8 @@ async def audit_rules(
     tolerance: Tolerance,
     sample: int,
     seed: int = 0,
-) -> dict[str, Any]:
-    """Rule-versus-judge agreement on a random sample of the verdicts the rules called clear:
-    agreement, Cohen's kappa with a 95% interval, and the disagreements to read."""
+) -> RulesAgainstJudge:
+    """A random sample of the verdicts the rules called clear, each read again by the judge."""
     clear = [r for r in results if r.reason == "ok" and r.ambiguity == CLEAR and r.response]
     rng = np.random.default_rng(seed)
     picked = [clear[i] for i in sorted(rng.choice(len(clear), size=min(sample, len(clear)), replace=False))]
@@ -255,25 +265,15 @@ async def audit_rules(
         return result, reading.answer, reading.verdict
 
     judged = await _bounded([one(r) for r in picked], settings.concurrency)
-    rules = np.array([_label(r.correct) for r, _, _ in judged])
-    judge = np.array([_label(v) for _, _, v in judged])
-    from isodyn.analysis.stats import kappa_interval  # pandas: not on a run's way to its first call
-
-    kappa = kappa_interval(rules, judge, seed=seed)
     disagreements = [
         {"cell": _cell_label(r), "rules": _label(r.correct), "rules_answer": r.extracted,
          "judge": _label(v), "judge_answer": a}
         for r, a, v in judged if _label(r.correct) != _label(v)
     ]  # fmt: skip
-    return {
-        "sampled": len(judged),
-        "clear_verdicts": len(clear),
-        "agreement": float((rules == judge).mean()) if len(judged) else float("nan"),
-        "kappa": kappa.estimate,
-        "kappa_low": kappa.low,
-        "kappa_high": kappa.high,
-        "disagreements": disagreements,
-    }
+    return RulesAgainstJudge(
+        len(clear), tuple(_label(r.correct) for r, _, _ in judged), tuple(_label(v) for _, _, v in judged),
+        disagreements,
+    )  # fmt: skip
 
 
 def _cell_label(result: CellResult) -> str:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from isodyn.analysis.verdict_book import kept_by_the_run
 from isodyn.cache import ResponseCache, cache_key
+from isodyn.cache.renders import RenderCache
 from isodyn.cache.stores import claim
 from isodyn.errors import IsodynError
 from isodyn.experiments.batch import BatchHook, BatchParts, run_batches
@@ -39,7 +39,6 @@ from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import Plan
 from isodyn.experiments.regrade import judge_during_run, judge_settings, needs_judge
 from isodyn.experiments.tally import RowTally
-from isodyn.generators.render_cache import RenderCache
 from isodyn.models.preflight import preflight
 from isodyn.models.requests import ModelRequest, Reply
 from isodyn.runs.config import ExperimentConfig
@@ -55,6 +54,7 @@ from isodyn.runs.rundir import (
 )
 from isodyn.runs.runlock import RunLock
 from isodyn.runs.saved_config import MadeBy, run_config_bytes
+from isodyn.runs.verdict_book import kept_by_the_run
 
 
 @dataclass

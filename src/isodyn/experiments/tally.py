@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from isodyn.experiments.cells import LOCAL_FAILURE
-from isodyn.runs.record import JUDGE, CellResult, Status
+from isodyn.runs.record import JUDGE, LOCAL_FAILURE, CellResult, Status
 
 
 @dataclass

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from isodyn.generators.contained import limits
+from isodyn.datasets.contained import limits
 
 # Encodings read here; anything else (br, zstd, ...) could not be inflated within a bound by zlib.
 ACCEPTED_ENCODINGS = "gzip, deflate"

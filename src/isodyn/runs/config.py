@@ -365,7 +365,7 @@ def _printable(value: str) -> str:
 def read_study(path: Path) -> str:
     """A study file's text: a regular file (a FIFO or /dev/zero is refused, never waited on or read
     without end) within the study bound (ISODYN_MAX_STUDY_MB, 1 MB by default)."""
-    from isodyn.generators.contained import ReleaseError, limits, read_bounded
+    from isodyn.datasets.contained import ReleaseError, limits, read_bounded
 
     if not path.exists():
         raise ConfigError(f"study file {path} does not exist")

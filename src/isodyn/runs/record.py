@@ -40,6 +40,10 @@ class Status(StrEnum):
 
 GRADED_STATUSES = frozenset({Status.OK, Status.EXTRACTION_FAILED, Status.TRUNCATED})
 
+# A cell that failed on this machine (disk, permissions, a store), not at the model: the run is not
+# complete, and resuming it runs the cell again, with every reply it had received reused.
+LOCAL_FAILURE = "error:local"
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:

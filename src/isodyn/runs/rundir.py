@@ -16,9 +16,8 @@ from typing import Any
 
 from isodyn.atomic import write_atomic
 from isodyn.datasets.kinds import resolved
-from isodyn.experiments.cells import LOCAL_FAILURE
 from isodyn.runs.config import ExperimentConfig
-from isodyn.runs.record import Cell, CellResult
+from isodyn.runs.record import LOCAL_FAILURE, Cell, CellResult
 from isodyn.runs.results import DAMAGED_FILE, read_results
 from isodyn.runs.runlock import RunLock
 from isodyn.scoring import DEFAULT_GRADER

@@ -1,6 +1,6 @@
 """Reading and writing beside a run that may be shared or prepared by someone else.
 
-The rules of the report's `checked_targets` (isodyn.analysis.report), kept here because importing
+The rules of the report's `checked_targets` (isodyn.analysis.run_report), kept here because importing
 the report module loads pandas and matplotlib (seconds), which the viewer must not wait for: a file
 is opened without following a symbolic link at its last step and without blocking on a FIFO, and
 must be a regular file; a name must stay inside the run folder. Files are written whole beside

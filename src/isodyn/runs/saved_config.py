@@ -120,7 +120,7 @@ def _field_readers() -> dict[str, Reader]:
 @dataclass(frozen=True)
 class MadeBy:
     """What made a run besides its settings: the isodyn version and the digest of its prompt
-    templates (`memo.prompt_digest`). None: a run written before they were recorded."""
+    templates (`prompts.prompt_digest`). None: a run written before they were recorded."""
 
     isodyn_version: str | None
     prompt_digest: str | None
@@ -128,7 +128,7 @@ class MadeBy:
     @classmethod
     def here(cls) -> MadeBy:
         import isodyn
-        from isodyn.experiments.memo import prompt_digest
+        from isodyn.prompts import prompt_digest
 
         return cls(isodyn.__version__, prompt_digest())
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from isodyn.core import AnswerType, Variant
-from isodyn.scoring.compare import DYNAMATH_ABS_TOLERANCE, Tolerance, is_correct
+from isodyn.scoring.answer_match import DYNAMATH_ABS_TOLERANCE, Tolerance, is_correct
 from isodyn.scoring.extract import AMBIGUITIES, UNREADABLE, Extraction, extract_answer
 from isodyn.scoring.graders import DEFAULT_GRADER, GRADERS, Question, Score, get_grader
 from isodyn.scoring.json_answer import ANSWER_KEY, json_answer

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from isodyn.scoring.compare import NUMBER_WORDS
+from isodyn.scoring.answer_match import NUMBER_WORDS
 
 _HINT_LINE = re.compile(r"^\s*Hint:.*$", re.I | re.M)
 _LABEL = re.compile(r"^\s*Question:\s*", re.I | re.M)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from isodyn.scoring.ambiguity import CLEAR, NONE_FOUND, NOT_AN_OPTION, SEVERAL_OPTIONS
-from isodyn.scoring.compare import choice_letter, letters_mentioned, own_letter, parse_number
+from isodyn.scoring.answer_match import choice_letter, letters_mentioned, own_letter, parse_number
 from isodyn.scoring.focus import (
     STRONG_CONCLUSION,
     answer_sentences,

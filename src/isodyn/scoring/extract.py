@@ -45,10 +45,10 @@ from isodyn.scoring.ambiguity import (
     UNREADABLE,
     Extraction,
 )
+from isodyn.scoring.answer_match import choice_letter, letters_mentioned, options_named
 from isodyn.scoring.asked import asked_text, question_numbers, spelled_out
 from isodyn.scoring.boxed import last_boxed
 from isodyn.scoring.choice import LEADING_LETTER, NEGATED_WORD, option_reading, read_choice, statement_choice
-from isodyn.scoring.compare import choice_letter, letters_mentioned, options_named
 from isodyn.scoring.focus import (
     answer_sentences,
     restates,

@@ -32,7 +32,7 @@ from typing import Any
 
 from isodyn.core import AnswerType
 from isodyn.registry import Registry
-from isodyn.scoring.compare import Tolerance, is_correct, parse_number
+from isodyn.scoring.answer_match import Tolerance, is_correct, parse_number
 from isodyn.scoring.extract import (
     CLEAR,
     NONE_FOUND,

@@ -1,6 +1,6 @@
-"""The requested answer format: DynaMath's JSON with a `short answer`, as one definition: the
-prompt's instruction and example (`prompts.py` passes them to the templates), the reading of a reply
-(`json_answer`, used by every grader and so by the sc@k vote) and the writing of one (`format_answer`).
+"""Reading the requested answer format, DynaMath's JSON with a `short answer`, out of a reply
+(`json_answer`, used by every grader and so by the sc@k vote). The format itself (the key, the
+example, `format_answer`) is defined once in `prompts.py`, which asks for it.
 
 `ANSWER_KEY` is the key the prompt templates ask for; `json_answer` finds it in a reply the way real
 models write it: in code fences, with prose around, single quotes, trailing commas, unescaped LaTeX
@@ -13,18 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-ANSWER_KEY = "short answer"
-SOLUTION_KEY = "solution"
-
-
-def format_answer(solution: str, short_answer: str, indent: int | None = None) -> str:
-    """A reply in the requested format (the inverse of `json_answer`): what a strategy that builds
-    its own reply (DSPy) returns, and the example the prompt shows."""
-    return json.dumps({SOLUTION_KEY: solution, ANSWER_KEY: short_answer}, ensure_ascii=False, indent=indent)
-
-
-# The example of the format shown in every prompt (DynaMath Appendix C.1, published wording).
-ANSWER_EXAMPLE = format_answer("[Detailed step-by-step explanation]", "[Concise Answer]", indent=2)
+from isodyn.prompts import ANSWER_KEY
 
 # In order of preference; keys are compared lower-cased, with `_`/`-` read as spaces.
 _SHORT_ANSWER_KEYS = (ANSWER_KEY, "shortanswer", "final answer", "answer")

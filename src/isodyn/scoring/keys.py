@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from isodyn.core import AnswerType
-from isodyn.scoring.compare import choice_letter, parse_number
+from isodyn.scoring.answer_match import choice_letter, parse_number
 
 
 def answer_key(

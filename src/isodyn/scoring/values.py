@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from isodyn.scoring.ambiguity import CLEAR, NONE_FOUND, SEVERAL_VALUES
-from isodyn.scoring.compare import parse_number
+from isodyn.scoring.answer_match import parse_number
 from isodyn.scoring.scale import REPLY_SCALE
 from isodyn.scoring.text import clip
 

@@ -1,6 +1,6 @@
 """Which version of a grader gave a verdict: a digest of the code that decides it.
 
-A verdict kept from before (`analysis.verdict_book`) is used only when the code that gave it is the
+A verdict kept from before (`runs.verdict_book`) is used only when the code that gave it is the
 code that would give it now. Rather than a number someone must remember to raise, the version is the
 digest of every module of `isodyn.scoring`, of `isodyn.runs.record` (it grades a cut-off reply), and of
 the module a grader registered from outside the package is defined in: any change to any of them

@@ -1,4 +1,4 @@
-"""What a worst-variant search found, as pure functions of its trials (`search/record.py`).
+"""What a worst-variant search found, as pure functions of its trials (`search/trials.py`).
 
 An *arm* is a model x strategy x modality; within an arm each unit is one seed, so the seed is the
 cluster every interval resamples (`stats.resample_means`, percentile intervals at 95%).
@@ -27,7 +27,7 @@ import numpy as np
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS
 from isodyn.analysis.stats import Interval, percentile_interval, resample_means
 from isodyn.core import Modality
-from isodyn.search.record import Searcher, Trial, TrialStatus, Unit
+from isodyn.search.trials import Searcher, Trial, TrialStatus, Unit
 
 LEVEL = 0.95
 # Before saying what failures share, a unit needs this many confirmed failures and this many passes:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import Modality, Representation, Variant
+from isodyn.core import DEMO_INDEX_START, Modality, Representation, Variant
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.plan import Plan
 from isodyn.experiments.runner import execute
@@ -28,9 +28,8 @@ from isodyn.generators.base import SeedProgram, StandInSeed
 from isodyn.generators.tape import Genome, Realized, TapeError, realize
 from isodyn.runs.record import Cell, CellResult, Status
 from isodyn.search.guided import GuidedSearch
-from isodyn.search.record import Asked, Searcher, Trial, TrialStatus, Unit, status_of
 from isodyn.search.searchers import Baseline, FixedList, Proposal, RandomSearch, VariantSearch, searchable
-from isodyn.strategies.fewshot import DEMO_INDEX_START
+from isodyn.search.trials import Asked, Searcher, Trial, TrialStatus, Unit, status_of
 
 # A searcher that proposes this many variants in a row that its unit already tried has run out.
 MAX_REPEATS_IN_A_ROW = 200

@@ -30,8 +30,8 @@ import numpy as np
 from isodyn.core import VariationType
 from isodyn.generators.base import SeedProgram
 from isodyn.generators.tape import DrawRecord, Genome, Realized, TapeError, Value, realize, tweakable
-from isodyn.search.record import Searcher, TrialStatus
 from isodyn.search.searchers import Proposal
+from isodyn.search.trials import Searcher, TrialStatus
 
 DIMENSIONS = 64  # values set by the design; later draws of a variant stay as its index drew them
 DESIGN_PASSES = 4  # re-draws of a designed variant until its draws take their coordinates

@@ -20,7 +20,7 @@ from isodyn.atomic import write_atomic
 from isodyn.datasets.hardset import HARDSET_FILE, FoundBy, HardItem, item_id
 from isodyn.generators.base import SeedProgram
 from isodyn.generators.tape import realize
-from isodyn.search.record import Trial
+from isodyn.search.trials import Trial
 
 README = "README.md"
 

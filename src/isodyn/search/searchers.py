@@ -18,7 +18,7 @@ from typing import Protocol
 
 from isodyn.generators.base import SeedProgram
 from isodyn.generators.tape import Genome, Realized
-from isodyn.search.record import Searcher, TrialStatus
+from isodyn.search.trials import Searcher, TrialStatus
 
 
 @dataclass(frozen=True)

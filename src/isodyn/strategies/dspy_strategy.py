@@ -35,8 +35,8 @@ from typing import Any
 from isodyn.core import TEXT_MODALITIES, Representation, Variant
 from isodyn.models.catalog import is_local
 from isodyn.models.requests import ModelRequest, Reply
+from isodyn.prompts import format_answer
 from isodyn.scoring import is_correct
-from isodyn.scoring.json_answer import format_answer
 from isodyn.strategies.base import Ask, Message, Strategy, register_base
 from isodyn.strategies.compose import StrategyError
 from isodyn.strategies.context import CellContext, Preparation, Service

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isodyn.core import AnswerType, Modality, Representation, Variant
+from isodyn.core import DEMO_INDEX_START, AnswerType, Modality, Representation, Variant
 from isodyn.models.requests import Reply
 from isodyn.prompts import render_template
 from isodyn.strategies.base import Ask, Strategy, register_base, user_message
 from isodyn.strategies.context import CellContext, Service
 from isodyn.strategies.zeroshot import answer_instruction, images_of
 
-DEMO_INDEX_START = 1_000_000
 POOL_SIZE = 5
 SHOTS = 3
 

@@ -10,7 +10,7 @@ import signal
 from typing import IO, Any
 
 from isodyn.models.engine import send_reply
-from isodyn.scoring.json_answer import format_answer
+from isodyn.prompts import format_answer
 
 
 def _completion(text: str) -> dict[str, Any]:

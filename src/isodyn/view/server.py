@@ -98,7 +98,7 @@ class RenderedImages:
     renders: Path
 
     def image(self, digest: str) -> bytes | None:
-        from isodyn.generators.render_cache import stored_image
+        from isodyn.cache.renders import stored_image
 
         return stored_image(self.renders, digest)
 

@@ -119,3 +119,8 @@ def stored_image(renders: Path, digest: str) -> bytes | None:
     except (sqlite3.Error, OSError, CacheDamaged):  # damaged, unreadable, pickled: said missing
         return None
     return found if isinstance(found, bytes) and image_digest(found) == digest else None
+
+
+def open_render_cache(cache_dir: Path) -> RenderCache:
+    """The render cache of a cache folder (its `renders` store)."""
+    return RenderCache(Path(cache_dir) / "renders")

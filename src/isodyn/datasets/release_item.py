@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
+from isodyn.datasets.contained import ReleaseError
 from isodyn.datasets.reader import one_line
 from isodyn.generators.base import SeedProgram
-from isodyn.generators.contained import ReleaseError
-from isodyn.scoring.compare import truth_problem
+from isodyn.scoring.answer_match import truth_problem
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -29,13 +29,13 @@ from isodyn.analysis.legend import legend
 from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
-from isodyn.analysis.verdict_book import VERDICTS_FILE, Progress, VerdictBook, graded_afresh
 from isodyn.atomic import write_atomic
 from isodyn.errors import IsodynError
 from isodyn.runs.calls import Call
 from isodyn.runs.marks import Mark, read_marks
 from isodyn.runs.results import CellResult, read_json, results_frame
 from isodyn.runs.schema import Column
+from isodyn.runs.verdict_book import VERDICTS_FILE, Progress, VerdictBook, graded_afresh
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
 
 WRONG_SAMPLES = 5

@@ -18,19 +18,24 @@ import gc
 import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from isodyn.core import Modality, Topic
+from isodyn.core import Modality, Representation, Topic, Variant
 from isodyn.generators import SeedProgram, all_seeds
-from isodyn.generators.render_cache import RenderCache
 
 CONTACT_ITEMS = 4  # items per seed on a contact sheet
+
+
+class Renderings(Protocol):
+    """Where the drawings come from when a cache is named: the render cache (`cache.renders`)."""
+
+    def representation(self, seed: SeedProgram, variant: Variant, modality: Modality) -> Representation: ...
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,9 @@ class DatasetRequest:
     cache_dir: Path | None
     workers: int
     contact_sheet: bool
+    # Opens the drawings kept in a cache folder; each worker process opens its own, so it is a class
+    # or a module-level function (pickled by name). The caller names it: the cache sits above datasets.
+    open_renderings: Callable[[Path], Renderings] | None = None
 
 
 def select_seeds(tasks: tuple[str, ...], topics: tuple[str, ...]) -> dict[str, SeedProgram]:
@@ -62,18 +70,20 @@ def select_seeds(tasks: tuple[str, ...], topics: tuple[str, ...]) -> dict[str, S
 
 
 @cache
-def _render_cache(cache_dir: str) -> RenderCache:
-    return RenderCache(Path(cache_dir) / "renders")  # one per worker process, kept open
+def _renderings(opener: Callable[[Path], Renderings], cache_dir: str) -> Renderings:
+    return opener(Path(cache_dir))  # one per worker process, kept open
 
 
-def _item(seed_id: str, index: int, base_seed: int, cache_dir: str | None, out: str) -> dict[str, Any]:
+def _item(
+    seed_id: str, index: int, base_seed: int, cache: tuple[Callable[[Path], Renderings], str] | None, out: str
+) -> dict[str, Any]:
     """Build one item and write its image (runs in a worker process)."""
     seed = all_seeds()[seed_id]
     variant = seed.variant(index, base_seed)
     representations: dict[str, dict[str, Any]] = {}
     for modality in seed.modalities:
-        if cache_dir:
-            rep = _render_cache(cache_dir).representation(seed, variant, modality)
+        if cache:
+            rep = _renderings(*cache).representation(seed, variant, modality)
         else:
             rep = seed.render(variant, modality)
         image_name = None
@@ -119,8 +129,8 @@ def check_size(seeds: int, variants: int) -> None:
     """ConfigError when seeds x variants passes the item bound (ISODYN_MAX_ITEMS, 100,000 by
     default): every item is held in memory until items.jsonl is written, so `n=100000000` must stop
     here, before any work, as the run grid stops at its bound."""
+    from isodyn.datasets.contained import ReleaseError, limits
     from isodyn.errors import ConfigError
-    from isodyn.generators.contained import ReleaseError, limits
 
     try:
         most = limits().items
@@ -138,9 +148,10 @@ def build_dataset(request: DatasetRequest) -> dict[str, Any]:
     check_size(len(request.seed_ids), request.variants)
     (request.out / "images").mkdir(parents=True, exist_ok=True)
     jobs = list(_jobs(request))
-    cache_dir = str(request.cache_dir) if request.cache_dir else None
+    opener, folder = request.open_renderings, request.cache_dir
+    cache = (opener, str(folder)) if opener and folder else None
     args = ([s for s, _ in jobs], [i for _, i in jobs], [request.base_seed] * len(jobs),
-            [cache_dir] * len(jobs), [str(request.out)] * len(jobs))  # fmt: skip
+            [cache] * len(jobs), [str(request.out)] * len(jobs))  # fmt: skip
     if request.workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=request.workers, initializer=_worker_gc) as pool:
             # One seed's variants per chunk: a worker warms each seed's caches once, and the last

@@ -42,7 +42,7 @@ from isodyn.search.analysis import (
     transfer_share,
     variation_effects,
 )
-from isodyn.search.record import Searcher, Trial
+from isodyn.search.trials import Searcher, Trial
 from isodyn.textsafe import markdown_text
 
 TRIED_MARKS = (1, 10, 25, 50, 100)
