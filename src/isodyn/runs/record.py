@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from isodyn.core import AnswerType, Modality
 from isodyn.models.requests import CUT_OFF
 from isodyn.runs.calls import Call, Usage
-from isodyn.runs.schema import JUDGE, SCHEMA_VERSION, migrate
+from isodyn.runs.schema import DEFAULTS, JUDGE, SCHEMA_VERSION, flat_reader, migrate
 from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, get_grader
 from isodyn.scoring.extract import TRUNCATED
 
@@ -321,76 +321,55 @@ class CellResult:
         return row
 
     def flat(self) -> dict[str, Any]:
-        """The `Row` columns, their values as the record holds them (calls as `Call`s, tuples). On
-        the path of every written row: each part is read once, not through the properties."""
-        cell, asked, labels, outcome, usage = self.cell, self.asked, self.labels, self.outcome, self.usage
-        verdict = self.verdict
-        return {
-            "model": cell.model, "strategy": cell.strategy, "modality": cell.modality.value,
-            "seed_id": cell.seed_id, "variant": cell.variant, "repeat": cell.repeat,
-            "topic": labels.topic, "level": labels.level, "answer_type": asked.answer_type.value,
-            "question": asked.text, "choices": asked.choices, "truth": asked.truth,
-            "percent_question": asked.percent_question, "abs_tol": asked.tolerance.absolute,
-            "rel_tol": asked.tolerance.relative, "solution": asked.solution,
-            "variation_types": labels.variation_types, "reason": outcome.reason,
-            "correct": verdict.correct if verdict else None,
-            "extracted": verdict.extracted if verdict else None,
-            "method": verdict.method if verdict else None,
-            "ambiguity": verdict.ambiguity if verdict else None,
-            "grader": self.decided_by, "response": self.response, "finish_reason": self.finish_reason,
-            "error": outcome.message,
-            "scores": self._scores_json(verdict),
-            "transcript": self.calls, "notes": self.notes, "cache_hit": usage.cache_hit,
-            "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-            "cost_usd": usage.cost_usd, "latency_s": usage.latency_s, "schema": self.schema,
-        }  # fmt: skip
+        """The columns (`schema.COLUMNS`, in order), their values as the record holds them (calls as
+        `Call`s, tuples): what `result_line` writes."""
+        return _FLAT(self)
 
-    def _scores_json(self, verdict: Score | None) -> dict[str, Any]:
+    def scores_json(self) -> dict[str, Any]:
         """Every score, when the verdict is not the only one or keeps a detail; else none (the verdict
         columns say it all)."""
+        verdict = self.verdict
         if len(self.scores) <= 1 and (verdict is None or verdict.detail is None):
             return {}
         return {name: score_json(score) for name, score in self.scores.items()}
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> CellResult:
-        """A results.jsonl row of any schema version as the record (older rows are migrated)."""
-        row = migrate(row)
-        outcome = Outcome.from_reason(row.get("reason", "ok"), row.get("error"))
-        scores = {name: score_from_json(name, value) for name, value in (row.get("scores") or {}).items()}
-        decided_by = row.get("grader")
+        """A results.jsonl row of any schema version as the record (older rows are migrated); a
+        column the row lacks reads as its default in `schema.COLUMNS`."""
+        row = {**DEFAULTS, **migrate(row)}
+        outcome = Outcome.from_reason(row["reason"], row["error"])
+        scores = {name: score_from_json(name, value) for name, value in (row["scores"] or {}).items()}
+        decided_by = row["grader"]
         if (outcome.graded or decided_by is not None) and decided_by not in scores:
             decided_by = decided_by or DEFAULT_GRADER
             verdict = Score(
-                row.get("correct"), row.get("extracted"), row.get("reason", "ok"), row.get("method"),  # type: ignore[arg-type]
-                row.get("ambiguity"), decided_by,
-            )  # fmt: skip
+                row["correct"], row["extracted"], row["reason"], row["method"], row["ambiguity"], decided_by
+            )
             scores = {decided_by: verdict, **scores}
-        tolerance = Tolerance(
-            row.get("abs_tol", Tolerance().absolute), row.get("rel_tol", Tolerance().relative)
-        )
         return cls(
             cell=Cell(
                 row["model"], row["strategy"], Modality(row["modality"]), row["seed_id"], row["variant"],
-                row.get("repeat", 0),
+                row["repeat"],
             ),
             asked=Question(
-                row.get("truth", ""), AnswerType(row.get("answer_type", AnswerType.TEXT.value)),
-                tuple(str(c) for c in row.get("choices") or ()), row.get("question", ""),
-                row.get("percent_question", False), tolerance, row.get("solution", ""),
+                row["truth"], AnswerType(row["answer_type"]), tuple(str(c) for c in row["choices"] or ()),
+                row["question"], row["percent_question"], Tolerance(row["abs_tol"], row["rel_tol"]),
+                row["solution"],
             ),
-            labels=Labels(
-                row.get("topic", ""), row.get("level", ""), tuple(row.get("variation_types") or ())
-            ),
-            outcome=outcome, scores=scores, decided_by=decided_by, response=row.get("response"),
-            finish_reason=row.get("finish_reason"),
-            calls=tuple(Call.from_json(t) for t in row.get("transcript") or ()),
+            labels=Labels(row["topic"], row["level"], tuple(row["variation_types"] or ())),
+            outcome=outcome, scores=scores, decided_by=decided_by, response=row["response"],
+            finish_reason=row["finish_reason"],
+            calls=tuple(Call.from_json(t) for t in row["transcript"] or ()),
             usage=Usage(
-                row.get("cache_hit"), row.get("prompt_tokens", 0), row.get("completion_tokens", 0),
-                row.get("cost_usd", 0.0), row.get("latency_s", 0.0),
+                row["cache_hit"], row["prompt_tokens"], row["completion_tokens"], row["cost_usd"],
+                row["latency_s"],
             ),
-            notes=dict(row.get("notes") or {}), schema=row.get("schema", SCHEMA_VERSION),
+            notes=dict(row["notes"] or {}), schema=row["schema"],
         )  # fmt: skip
+
+
+_FLAT = flat_reader()
 
 
 def score_json(score: Score) -> dict[str, Any]:

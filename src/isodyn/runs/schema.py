@@ -7,15 +7,19 @@ verdict (`judge_extract`); 3: the composed record (`isodyn.runs.record`), every 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import MISSING, dataclass, field, make_dataclass
 from enum import StrEnum
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from isodyn.core import AnswerType
 from isodyn.runs.calls import Call
 from isodyn.scoring import DEFAULT_GRADER, Tolerance
 from isodyn.scoring.extract import NONE_FOUND
+
+if TYPE_CHECKING:
+    from isodyn.runs.record import CellResult
 
 SCHEMA_VERSION = 3
 GRADED = ("ok", "extraction_failed", "truncated")  # reasons of a cell whose reply was graded
@@ -84,50 +88,96 @@ def _asked_in_transcript(transcript: Iterable[dict[str, Any]]) -> str:
     return ""
 
 
+_REQUIRED: Any = MISSING  # a column every row has (the cell's identity)
+
+
 @dataclass(frozen=True)
-class Row:
-    """The columns of a results.jsonl line (schema 3) and their JSON types: what `to_row` writes and
-    the reader checks each line against (`results.record_check`). The record's flat properties and
-    `Column` have these names."""
+class FlatColumn:
+    """One column of results.jsonl: its name, its JSON type (what the reader checks each line
+    against, `results.record_check`), what a row without it reads as, and where the record holds it
+    (`CellResult.flat` is compiled from these). `CellResult.from_row` rebuilds the record from them."""
 
-    model: str
-    strategy: str
-    modality: str
-    seed_id: str
-    variant: int
-    repeat: int = 0
-    topic: str = ""
-    level: str = ""
-    answer_type: str = AnswerType.TEXT.value
-    question: str = ""
-    choices: tuple[str, ...] = ()  # in the order shown (a permuting strategy records its order in notes)
-    truth: str = ""
-    percent_question: bool = False
-    abs_tol: float = Tolerance().absolute
-    rel_tol: float = Tolerance().relative
-    solution: str = ""
-    variation_types: tuple[str, ...] = ()
-    reason: str = "ok"  # ok, extraction_failed, truncated (graded), skipped: why, error:kind
-    correct: bool | None = None
-    extracted: str | None = None
-    method: str | None = None
-    ambiguity: str | None = None
-    grader: str | None = None  # the score the verdict columns hold
-    response: str | None = None
-    finish_reason: str | None = None  # the final reply's ("length": cut off at the token limit)
-    error: str | None = None
-    scores: dict[str, Any] = field(default_factory=dict)  # every score by grader, when not only one
-    transcript: tuple[Call, ...] = ()
-    notes: dict[str, Any] = field(default_factory=dict)
-    cache_hit: bool | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-    schema: int = SCHEMA_VERSION
+    name: str
+    json_type: Any
+    default: Any
+    source: str  # where the record holds it: an expression on the record, `record.<source>`
 
 
-ROW_FIELDS = tuple(f.name for f in fields(Row))
+def _column(name: str, json_type: Any, default: Any, source: str) -> FlatColumn:
+    return FlatColumn(name, json_type, default, source)
+
+
+# results.jsonl's columns (schema 3), declared once and in the order a line holds them: `Row`,
+# `ROW_FIELDS`, `CellResult.flat` and the defaults `CellResult.from_row` reads come from this list,
+# and `Column` and the viewer's byte-level reader (`view.scan`) are checked against it.
+COLUMNS: tuple[FlatColumn, ...] = (
+    _column("model", str, _REQUIRED, "cell.model"),
+    _column("strategy", str, _REQUIRED, "cell.strategy"),
+    _column("modality", str, _REQUIRED, "cell.modality.value"),
+    _column("seed_id", str, _REQUIRED, "cell.seed_id"),
+    _column("variant", int, _REQUIRED, "cell.variant"),
+    _column("repeat", int, 0, "cell.repeat"),
+    _column("topic", str, "", "labels.topic"),
+    _column("level", str, "", "labels.level"),
+    _column("answer_type", str, AnswerType.TEXT.value, "asked.answer_type.value"),
+    _column("question", str, "", "asked.text"),
+    # in the order shown (a permuting strategy records its order in notes)
+    _column("choices", tuple[str, ...], (), "asked.choices"),
+    _column("truth", str, "", "asked.truth"),
+    _column("percent_question", bool, False, "asked.percent_question"),
+    _column("abs_tol", float, Tolerance().absolute, "asked.tolerance.absolute"),
+    _column("rel_tol", float, Tolerance().relative, "asked.tolerance.relative"),
+    _column("solution", str, "", "asked.solution"),
+    _column("variation_types", tuple[str, ...], (), "labels.variation_types"),
+    # ok, extraction_failed, truncated (graded), skipped: why, error:kind
+    _column("reason", str, "ok", "outcome.reason"),
+    _column("correct", bool | None, None, "correct"),
+    _column("extracted", str | None, None, "extracted"),
+    _column("method", str | None, None, "method"),
+    _column("ambiguity", str | None, None, "ambiguity"),
+    _column("grader", str | None, None, "decided_by"),  # the score the verdict columns hold
+    _column("response", str | None, None, "response"),
+    # the final reply's ("length": cut off at the token limit)
+    _column("finish_reason", str | None, None, "finish_reason"),
+    _column("error", str | None, None, "outcome.message"),
+    # every score by grader, when not only one
+    _column("scores", dict[str, Any], MappingProxyType({}), "scores_json()"),
+    _column("transcript", tuple[Call, ...], (), "calls"),
+    _column("notes", dict[str, Any], MappingProxyType({}), "notes"),
+    _column("cache_hit", bool | None, None, "usage.cache_hit"),
+    _column("prompt_tokens", int, 0, "usage.prompt_tokens"),
+    _column("completion_tokens", int, 0, "usage.completion_tokens"),
+    _column("cost_usd", float, 0.0, "usage.cost_usd"),
+    _column("latency_s", float, 0.0, "usage.latency_s"),
+    _column("schema", int, SCHEMA_VERSION, "schema"),
+)
+
+ROW_FIELDS = tuple(c.name for c in COLUMNS)
+# What a row without a column reads as (the cell's identity has none: every row holds it).
+DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {c.name: c.default for c in COLUMNS if c.default is not _REQUIRED}
+)
+
+
+def _field(column: FlatColumn) -> tuple[str, Any, Any]:
+    if column.default is MISSING:
+        return column.name, column.json_type, field()
+    if isinstance(column.default, MappingProxyType):  # a mutable default, made afresh
+        return column.name, column.json_type, field(default_factory=dict)
+    return column.name, column.json_type, field(default=column.default)
+
+
+# The columns as a dataclass: what the reader checks each line against (`results.record_check`).
+Row = make_dataclass("Row", [_field(c) for c in COLUMNS], frozen=True)
+
+
+def flat_reader(columns: tuple[FlatColumn, ...] = COLUMNS) -> Callable[[CellResult], dict[str, Any]]:
+    """The function from a record to its columns, compiled from their sources: one dict display, as
+    fast as one written by hand (it runs for every row a run writes)."""
+    display = ", ".join(f"{c.name!r}: record.{c.source}" for c in columns)
+    namespace: dict[str, Any] = {}
+    exec(f"def flat(record):\n    return {{{display}}}", namespace)
+    return namespace["flat"]  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)
@@ -144,7 +194,8 @@ class ScoreRow:
 
 
 class Column(StrEnum):
-    """The names of results.jsonl's columns, for the analysis layer (one member per `Row` field)."""
+    """The names of results.jsonl's columns, for the analysis layer: one member per `COLUMNS` entry,
+    in its order. Spelled out so that the type checker knows each member; checked below."""
 
     model = "model"
     strategy = "strategy"
@@ -183,5 +234,5 @@ class Column(StrEnum):
     schema = "schema"
 
 
-if tuple(Column) != ROW_FIELDS:  # the names are the record's: a column added to one is added to both
-    raise TypeError("schema.Column and schema.Row list different columns")
+if tuple(Column) != ROW_FIELDS:  # a column added to the list is added here too, or nothing imports
+    raise TypeError("schema.Column and schema.COLUMNS list different columns")

@@ -17,7 +17,7 @@ import orjson
 
 from isodyn.core import Modality
 from isodyn.runs.results import BOM, parsed_line, row_problem
-from isodyn.runs.schema import GRADED, migrate
+from isodyn.runs.schema import GRADED, ROW_FIELDS, SCHEMA_VERSION, migrate
 from isodyn.scoring.extract import CLEAR, NONE_FOUND
 
 CODED = ("model", "strategy", "modality", "seed_id", "topic", "reason", "method", "ambiguity")
@@ -109,11 +109,13 @@ class LinesSeen:
 # quote is always escaped, so `,"response":` and `,"scores":` found in the raw line are its own keys
 # (no column before `response` holds an object); a slice that is not whole JSON falls back to
 # reading the full line. The columns skipped are checked when the cell is opened.
-_HEAD = b'{"model":'
-_TAIL = b',"schema":3}\n'
+_HEAD = f'{{"{ROW_FIELDS[0]}":'.encode()
+_TAIL = f',"{ROW_FIELDS[-1]}":{SCHEMA_VERSION}}}\n'.encode()
 _RESPONSE = b',"response":'
 _SCORES = b',"scores":'
 _TRANSCRIPT = b',"transcript":'
+# What the fast path takes of the list (tests/test_columns.py checks the list still fits it): the
+# columns before `response` hold no object, and `transcript` comes right after `scores`.
 
 
 def _fast_row(data: bytes, start: int, end: int) -> dict[str, Any] | None:
@@ -134,7 +136,7 @@ def _fast_row(data: bytes, start: int, end: int) -> dict[str, Any] | None:
     if not isinstance(row, dict):
         return None
     row["scores"] = scores
-    row["schema"] = 3  # as the line's end says
+    row["schema"] = SCHEMA_VERSION  # as the line's end says
     return row
 
 
