@@ -168,7 +168,7 @@ def test_a_report_in_a_folder_it_cannot_write_the_verdicts_into_still_comes_out(
 
 def test_the_grader_version_covers_the_code_that_grades_and_is_the_same_in_every_process() -> None:
     files = {path.name for path in _code_files("isodyn")}
-    assert {"graders.py", "extract.py", "compare.py", "record.py", "version.py"} <= files
+    assert {"graders.py", "extract.py", "answer_match.py", "record.py", "version.py"} <= files
     script = "from isodyn.scoring.version import grader_version as v; print(v('isodyn'), v('mmmath'))"
     printed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert printed.stdout.split() == [grader_version("isodyn"), grader_version("mmmath")]
