@@ -35,6 +35,7 @@ from isodyn.runs.calls import Call
 from isodyn.runs.marks import Mark, read_marks
 from isodyn.runs.results import CellResult, read_json, results_frame
 from isodyn.runs.schema import Column
+from isodyn.runs.summary import RunSummary, read_summary
 from isodyn.runs.verdict_book import VERDICTS_FILE, Progress, VerdictBook, graded_afresh
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
 
@@ -58,7 +59,7 @@ class ReportContent:
     footnotes: dict[str, str] = field(default_factory=dict)  # table title -> a line under the table
 
 
-def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> list[tuple[str, str]]:
+def _facts(summary: RunSummary | None, config: dict[str, Any] | None) -> list[tuple[str, str]]:
     facts: list[tuple[str, str]] = []
     for key in ("models", "strategies", "modalities", "variants", "repeats", "temperature", "base_seed"):
         if config and key in config:
@@ -67,10 +68,10 @@ def _facts(summary: dict[str, Any] | None, config: dict[str, Any] | None) -> lis
     counts = ("cells", "calls_made", "cache_hits", "cost_usd", "skipped", "errors", "extraction_failed",
               "truncated", "judged", "decided_by_judge")  # fmt: skip
     for key in counts:
-        if summary and key in summary:
-            facts.append((key, str(summary[key])))
-    if summary and summary.get("not_renderable"):
-        facts.append(("not renderable (never run)", ", ".join(summary["not_renderable"])))
+        if summary is not None and summary.has(key):
+            facts.append((key, str(getattr(summary, key))))
+    if summary is not None and summary.not_renderable:
+        facts.append(("not renderable (never run)", ", ".join(summary.not_renderable)))
     return facts
 
 
@@ -176,7 +177,7 @@ def shown_names(
 
 def build_report(
     results: Sequence[CellResult],
-    summary: dict[str, Any] | None,
+    summary: RunSummary | None,
     config: dict[str, Any] | None,
     run_name: str,
     bootstrap: Bootstrap = Bootstrap(),  # noqa: B008 - immutable
@@ -328,7 +329,7 @@ def write_report(
     from isodyn.runs.judgements import read_judgements  # damaged lines skipped (the CLI says so)
 
     process = read_judgements(run_dir / "process.jsonl").records or None
-    summary, config = read_json(run_dir / "summary.json"), read_json(run_dir / "config.json")
+    summary, config = read_summary(run_dir), read_json(run_dir / "config.json")
     try:  # a person's marks from `exp view`; a marks file that is a link or no file is not read
         marks = read_marks(run_dir).marks or None
     except OSError:

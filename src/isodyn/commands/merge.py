@@ -19,9 +19,8 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from isodyn.analysis.run_report import write_report
 from isodyn.atomic import write_atomic
@@ -46,6 +45,7 @@ from isodyn.runs.results import result_line
 from isodyn.runs.rundir import new_run_dir, run_lock_path
 from isodyn.runs.runlock import RunLock
 from isodyn.runs.saved_config import run_config_bytes
+from isodyn.runs.summary import MERGE_KEYS, MergedShards, RunSummary, summary_path
 
 
 @dataclass(frozen=True)
@@ -73,44 +73,10 @@ class StoredReplies:
 
 
 @dataclass(frozen=True)
-class MergedShards:
-    of: int  # N
-    merged: list[int]  # shard numbers merged
-    missing: list[int]  # shard numbers not given
-    unfinished: list[int]  # shards given whose cells are not all in
-
-
-@dataclass(frozen=True)
-class MergedSummary:
-    """summary.json of the merged run: the rows' counts, the shards' spending summed."""
-
-    cells: int
-    complete: bool  # every shard given, finished, its rows whole, its replies cached
-    left_undone: int
-    calls_made: int
-    cache_hits: int
-    retries: int
-    cost_usd: float
-    skipped: int
-    errors: int
-    extraction_failed: int
-    graded: int
-    correct: int
-    not_renderable: list[str]
-    seconds: float  # the shards' seconds added up (machine time, not wall time)
-    shards: MergedShards
-    merged_from: list[str]
-    not_cached: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
 class MergeResult:
     run_dir: Path
     report_path: Path
-    summary: MergedSummary
+    summary: RunSummary
     cache_dir: Path
     replies: StoredReplies
     results: list[CellResult] = field(repr=False)
@@ -119,6 +85,7 @@ class MergeResult:
     def text(self) -> str:
         """What `exp merge` prints when it is done."""
         shards = self.summary.shards
+        assert shards is not None  # a merged run's summary names them
         merged = ", ".join(str(i) for i in shards.merged)
         state = "complete" if self.summary.complete else "not complete"
         return (
@@ -161,7 +128,7 @@ def merge_runs(request: MergeRequest, notify: Notify | None = None) -> MergeResu
 
 def _staged(
     run_dir: Path, config: ExperimentConfig, shards: ShardSet, results: list[CellResult]
-) -> tuple[StoredReplies, MergedSummary, Path]:
+) -> tuple[StoredReplies, RunSummary, Path]:
     """The merged run written into a hidden folder beside `run_dir` (its files named as they will
     be), then renamed onto the empty `run_dir`: a failure on the way (a full disk) leaves no half."""
     staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.", suffix=".merging", dir=run_dir.parent))
@@ -184,7 +151,7 @@ def _unmade(*folders: Path | None) -> None:
 
 def _write_run(
     folder: Path, config: ExperimentConfig, shards: ShardSet, results: list[CellResult]
-) -> tuple[StoredReplies, MergedSummary, Path]:
+) -> tuple[StoredReplies, RunSummary, Path]:
     """Every file of the merged run, written into `folder`; the replies stored in the cache."""
     folder.mkdir()
     write_atomic(folder / "config.json", run_config_bytes(config, shards.runs[0].made_by))
@@ -195,7 +162,7 @@ def _write_run(
         write_atomic(folder / "study.toml", read_study(study).encode("utf-8"))
     replies = store_replies(results, config)
     summary = _summary(shards, results, replies)
-    write_atomic(folder / "summary.json", _json_bytes(summary.to_json()))
+    write_atomic(summary_path(folder), summary.to_text().encode())
     return replies, summary, write_report(folder, results)
 
 
@@ -209,10 +176,6 @@ def _refuse_targets(out: Path, cache_dir: Path, runs: Sequence[ShardRun]) -> Non
             raise MergeRefused(
                 f"{setting}={path} is inside the run {inside}; merge never writes into the runs it reads"
             )
-
-
-def _json_bytes(data: dict[str, Any]) -> bytes:
-    return (json.dumps(data, indent=2, allow_nan=False) + "\n").encode()
 
 
 def _joined_logs(shards: ShardSet) -> bytes:
@@ -249,12 +212,14 @@ def store_replies(results: Sequence[CellResult], config: ExperimentConfig) -> St
     return StoredReplies(stored, known, store.unstored, store.write_error)
 
 
-def _summary(shards: ShardSet, results: Sequence[CellResult], replies: StoredReplies) -> MergedSummary:
+def _summary(shards: ShardSet, results: Sequence[CellResult], replies: StoredReplies) -> RunSummary:
+    """summary.json of the merged run (`MERGE_KEYS`): the rows' counts, the shards' spending summed."""
     spent = [run.spending for run in shards.runs if run.spending is not None]
     statuses = [result.outcome.status for result in results]
-    unfinished = [run.shard[0] for run in shards.runs if run.unfinished()]
-    return MergedSummary(
+    unfinished = tuple(run.shard[0] for run in shards.runs if run.unfinished())
+    return RunSummary(
         cells=len(results),
+        # every shard given, finished, its rows whole, its replies cached
         complete=not shards.missing and not unfinished and not replies.unstored,
         left_undone=sum(s.left_undone for s in spent),
         calls_made=sum(s.calls_made for s in spent),
@@ -266,11 +231,12 @@ def _summary(shards: ShardSet, results: Sequence[CellResult], replies: StoredRep
         extraction_failed=statuses.count(Status.EXTRACTION_FAILED),
         graded=statuses.count(Status.OK),
         correct=sum(bool(result.correct) for result in results),
-        not_renderable=list(spent[0].not_renderable) if spent else [],
-        seconds=round(sum(s.seconds for s in spent), 3),
-        shards=MergedShards(shards.count, list(shards.present), list(shards.missing), unfinished),
-        merged_from=[str(run.directory) for run in shards.runs],
+        not_renderable=spent[0].not_renderable if spent else (),
+        seconds=round(sum(s.seconds for s in spent), 3),  # machine time, not wall time
+        shards=MergedShards(shards.count, tuple(shards.present), tuple(shards.missing), unfinished),
+        merged_from=tuple(str(run.directory) for run in shards.runs),
         not_cached=replies.unstored,
+        keys=MERGE_KEYS,
     )
 
 

@@ -34,6 +34,7 @@ from isodyn.experiments.regrade import (
 )
 from isodyn.runs.config import default_cache_dir
 from isodyn.runs.results import CellResult, write_results
+from isodyn.runs.summary import RESCORE_KEYS, JudgeCalls, RunSummary, write_summary
 from isodyn.scoring import DEFAULT_GRADER, DYNAMATH_ABS_TOLERANCE, Tolerance
 
 AUDIT_SEED = 0  # the sample of clear verdicts, and the kappa's resamples
@@ -60,13 +61,6 @@ class RescoreRequest:
             chosen.get("audit"),
             trust_run,
         )
-
-
-@dataclass(frozen=True)
-class JudgeCalls:
-    calls_made: int = 0
-    cache_hits: int = 0
-    cost_usd: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -119,10 +113,10 @@ def rescore_run(request: RescoreRequest, notify: Notify | None = None) -> Rescor
     write_results(out / "results.jsonl", regraded)
     changed = sum(a.correct != b.correct for a, b in zip(run.results, regraded, strict=True))
     summary = _summary(regraded, changed, calls, request.run_dir, audit)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
+    write_summary(out, summary)
     report = write_report(out, regraded)
     return RescoreResult(
-        out, out / "results.jsonl", report, request.grader, regraded, changed, summary["judged"], calls,
+        out, out / "results.jsonl", report, request.grader, regraded, changed, summary.judged, calls,
         _rule_audit(audit), notices.said,
     )  # fmt: skip
 
@@ -161,23 +155,22 @@ def _new_folder(run_dir: Path) -> Path:
 
 def _summary(
     regraded: list[CellResult], changed: int, calls: JudgeCalls, run_dir: Path, audit: dict[str, Any] | None
-) -> dict[str, Any]:
-    """summary.json of the new folder (its keys and their order are the file's format)."""
+) -> RunSummary:
+    """summary.json of the new folder (`RESCORE_KEYS`)."""
     reasons = [r.reason for r in regraded]
-    summary: dict[str, Any] = {
-        "cells": len(regraded),
-        "graded": reasons.count("ok"),
-        "extraction_failed": reasons.count("extraction_failed"),
-        "truncated": reasons.count("truncated"),  # cut off at the token limit: graded, never read
-        "correct": sum(bool(r.correct) for r in regraded),
-        "changed_verdicts": changed,
-        "judged": sum(r.judge_extract is not None for r in regraded),
-        "judge": {"calls_made": calls.calls_made, "cache_hits": calls.cache_hits, "cost_usd": calls.cost_usd},
-        "rescored_from": str(run_dir),
-    }
-    if audit is not None:
-        summary["audit"] = audit
-    return summary
+    return RunSummary(
+        cells=len(regraded),
+        graded=reasons.count("ok"),
+        extraction_failed=reasons.count("extraction_failed"),
+        truncated=reasons.count("truncated"),  # cut off at the token limit: graded, never read
+        correct=sum(bool(r.correct) for r in regraded),
+        changed_verdicts=changed,
+        judged=sum(r.judge_extract is not None for r in regraded),
+        judge=calls,
+        rescored_from=str(run_dir),
+        audit=audit,
+        keys=RESCORE_KEYS,
+    )
 
 
 def _audit_json(audit: RulesAgainstJudge, seed: int = AUDIT_SEED) -> dict[str, Any]:

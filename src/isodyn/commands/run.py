@@ -9,10 +9,9 @@ should see while the run goes (warnings, resuming, a finished cell) goes through
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from isodyn.commands import run_notices
 from isodyn.commands.hooks import RunHooks
@@ -32,6 +31,7 @@ from isodyn.runs.config import (
 from isodyn.runs.results import CellResult
 from isodyn.runs.rundir import open_run_dir, run_lock_path, share_identical_results, unchanged_since
 from isodyn.runs.runlock import RunLock
+from isodyn.runs.summary import RunSummary
 
 
 class RunNotStarted(IsodynError):
@@ -94,37 +94,6 @@ class DryRunEstimate:
     notices: tuple[Notice, ...] = ()
     cached_calls: int = 0  # calls the cache already holds (a cell's calls each count)
     per_model: tuple[ModelEstimate, ...] = ()  # models with calls still needed
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """The run's counts as summary.json holds them (earlier processes of a resumed run included)."""
-
-    cells: int
-    calls_made: int
-    cache_hits: int
-    retries: int
-    skipped: int
-    errors: int
-    cost_usd: float
-    seconds: float
-    left_undone: int  # refused by max_cost: the same command with a larger one finishes them
-
-    @classmethod
-    def from_json(cls, summary: Mapping[str, Any]) -> RunSummary:
-        names = ("cells", "calls_made", "cache_hits", "retries", "skipped", "errors", "cost_usd",
-                 "seconds", "left_undone")  # fmt: skip
-        return cls(*(summary[name] for name in names))
-
-    @property
-    def attempted(self) -> int:
-        """Cells not skipped."""
-        return self.cells - self.skipped
-
-    @property
-    def all_failed(self) -> bool:
-        """Every cell that was not skipped ended in an error (there was at least one)."""
-        return bool(self.attempted) and self.errors == self.attempted
 
 
 @dataclass(frozen=True)
@@ -207,19 +176,20 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
         lock.release()
     return RunResult(
         run_dir, run_dir / "results.jsonl", run_dir / "log.jsonl", report,
-        RunSummary.from_json(outcome.summary), outcome, len(done), notices.said,
+        outcome.run_summary, outcome, len(done), notices.said,
     )  # fmt: skip
 
 
 def _report(run_dir: Path, outcome: RunOutcome, config: ExperimentConfig, notices: Notices) -> Path:
     """report.md of the run, written only when its rows differ from those of the last finished run of
     the same settings (a cached rerun writes the same rows: that run's report stands)."""
-    earlier = unchanged_since(run_dir, config, outcome.summary.get("results_digest"))
+    digest = outcome.run_summary.results_digest
+    earlier = unchanged_since(run_dir, config, digest)
     if earlier is None:
         from isodyn.analysis.run_report import write_report  # seconds to import: only when written
 
         return write_report(run_dir, outcome.results)
-    share_identical_results(run_dir, config, outcome.summary.get("results_digest"))  # one copy on disk
+    share_identical_results(run_dir, config, digest)  # one copy on disk
     notices.say(
         "note",
         f"the results are those of {earlier}, so its report stands; `exp report {run_dir}` writes one here",

@@ -24,46 +24,30 @@ from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.results import Run, read_results
 from isodyn.runs.rundir import RUN_IDENTITY, run_identity
 from isodyn.runs.saved_config import MADE_BY, MadeBy, saved_config
+from isodyn.runs.summary import SUMMARY_FILE, RunSummary
 
 
 class MergeRefused(IsodynError, ValueError):
     """Runs that cannot be merged, or a folder that is no run; the message is one line."""
 
 
-@dataclass(frozen=True)
-class ShardSpending:
-    """What a shard's summary.json says it spent and whether it finished (checked: numbers)."""
+SPENT = ("calls_made", "cache_hits", "retries", "cost_usd", "seconds")  # a shard's summary must say
 
-    calls_made: int
-    cache_hits: int
-    retries: int
-    cost_usd: float
-    seconds: float
-    left_undone: int
-    complete: bool
-    not_renderable: tuple[str, ...]
 
-    @classmethod
-    def from_json(cls, data: Any) -> ShardSpending | None:
-        """None for a summary that is not an object of such numbers (damaged, or written by hand)."""
-        if not isinstance(data, dict):
-            return None
-        counts: dict[str, Any] = {k: data.get(k) for k in ("calls_made", "cache_hits", "retries")}
-        counts["left_undone"] = data.get("left_undone", 0)  # older summaries have none
-        amounts: dict[str, Any] = {k: data.get(k) for k in ("cost_usd", "seconds")}
-        complete, missing = data.get("complete", True), data.get("not_renderable", [])
-        if (
-            not all(type(v) is int and v >= 0 for v in counts.values())
-            or not all(type(v) in (int, float) and math.isfinite(v) and v >= 0 for v in amounts.values())
-            or type(complete) is not bool
-            or type(missing) is not list
-            or not all(type(m) is str for m in missing)
-        ):
-            return None
-        return cls(
-            counts["calls_made"], counts["cache_hits"], counts["retries"], float(amounts["cost_usd"]),
-            float(amounts["seconds"]), counts["left_undone"], complete, tuple(missing),
-        )  # fmt: skip
+def shard_spending(data: Any) -> RunSummary | None:
+    """What a shard's summary.json says it spent and whether it finished, checked: None for a summary
+    that is not an object of such numbers (damaged, or written by hand). An older summary without
+    left_undone, complete or not_renderable has none undone, is complete and rendered everything."""
+    try:
+        summary = RunSummary.from_json(data)
+    except ValueError:
+        return None
+    counts = (summary.calls_made, summary.cache_hits, summary.retries, summary.left_undone)
+    if not all(summary.has(key) for key in SPENT) or min(counts) < 0:
+        return None
+    if not all(math.isfinite(v) and v >= 0 for v in (summary.cost_usd, summary.seconds)):
+        return None
+    return summary
 
 
 @dataclass(frozen=True)
@@ -72,7 +56,7 @@ class ShardRun:
     config: ExperimentConfig
     made_by: MadeBy  # the isodyn version and prompt templates that made it
     run: Run
-    spending: ShardSpending | None  # None: no summary.json, or a damaged one
+    spending: RunSummary | None  # None: no summary.json, or a damaged one (`shard_spending`)
     log: bytes  # log.jsonl as it was (empty when there is none)
     study: Path | None  # study.toml, when the run has one
 
@@ -147,7 +131,7 @@ def read_shard_run(directory: Path) -> ShardRun:
     run = read_results(directory)  # damaged lines are skipped and counted, never moved: no repair
     _refuse_untrusted_rows(directory, config, run)
     log = _own_file(directory, "log.jsonl")
-    spending = ShardSpending.from_json(_json(_own_file(directory, "summary.json"), directory))
+    spending = shard_spending(_json(_own_file(directory, SUMMARY_FILE), directory))
     study = _own_file(directory, "study.toml")
     log_bytes = _bounded(log, directory) if log else b""
     return ShardRun(directory, config, made_by, run, spending, log_bytes, study)

@@ -10,11 +10,10 @@ import asyncio
 import functools
 import gc
 import hashlib
-import json
 import tempfile
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,6 @@ from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.record import Cell, CellResult, Status
 from isodyn.runs.results import read_results, result_line
 from isodyn.runs.rundir import (
-    SPENDING,
     earlier_spending,
     own_results,
     remember_last_run,
@@ -54,6 +52,7 @@ from isodyn.runs.rundir import (
 )
 from isodyn.runs.runlock import RunLock
 from isodyn.runs.saved_config import MadeBy, run_config_bytes
+from isodyn.runs.summary import RunSummary, write_summary
 from isodyn.runs.verdict_book import kept_by_the_run
 
 
@@ -63,7 +62,12 @@ class RunOutcome:
     for (the run held counts, not rows, so its memory did not grow with the grid)."""
 
     run_dir: Path
-    summary: dict[str, Any]
+    run_summary: RunSummary
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The summary as summary.json holds it."""
+        return self.run_summary.to_json()
 
     @functools.cached_property
     def results(self) -> list[CellResult]:
@@ -77,20 +81,27 @@ class RunOutcome:
 
 def summarize(
     tally: RowTally, client: CachedClient, grid: Grid, seconds: float, left_undone: int
-) -> dict[str, Any]:
+) -> RunSummary:
     counts = tally.counts()
-    return {
-        "cells": counts.pop("cells"),
-        "complete": left_undone == 0,
-        "left_undone": left_undone,
-        "calls_made": client.calls_made,
-        "cache_hits": client.cache_hits,
-        "retries": client.retries,
-        "cost_usd": round(client.cost_usd, 6),
-        **counts,
-        "not_renderable": [f"{seed}:{modality.value}" for seed, modality in grid.not_renderable],
-        "seconds": round(seconds, 3),
-    }
+    return RunSummary(
+        cells=counts["cells"],
+        complete=left_undone == 0,
+        left_undone=left_undone,
+        calls_made=client.calls_made,
+        cache_hits=client.cache_hits,
+        retries=client.retries,
+        cost_usd=round(client.cost_usd, 6),
+        skipped=counts["skipped"],
+        errors=counts["errors"],
+        extraction_failed=counts["extraction_failed"],
+        truncated=counts["truncated"],
+        graded=counts["graded"],
+        judged=counts["judged"],
+        decided_by_judge=counts["decided_by_judge"],
+        correct=counts["correct"],
+        not_renderable=tuple(f"{seed}:{modality.value}" for seed, modality in grid.not_renderable),
+        seconds=round(seconds, 3),
+    )
 
 
 ProgressHook = Callable[[CellResult, CachedClient], None]
@@ -302,23 +313,26 @@ async def _execute(
     # a resumed run (rows, or replies batch jobs stored before any cell finished): the totals cover
     # every process that worked on it
     if done or any(earlier.values()):
-        summary["this_process"] = {k: summary[k] for k in SPENDING}
-        for key in SPENDING:
-            summary[key] = (
-                round(summary[key] + earlier[key], 6)
-                if key == "cost_usd"
-                else int(summary[key] + earlier[key])
-            )
-    summary["results_digest"] = fingerprint.hexdigest()
-    if client.budget.limit_usd is not None:
-        summary["max_cost"] = client.budget.limit_usd
-    if stopped:
-        summary["stopped"] = stopped
-    local_problem = _local_problem(tally, cache_store, summary)
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n")
-    log.event(
-        "end", **{k: summary[k] for k in ("cells", "calls_made", "cache_hits", "left_undone", "cost_usd")}
+        summary = replace(
+            summary,
+            this_process=summary.spending(),
+            calls_made=int(summary.calls_made + earlier["calls_made"]),
+            cache_hits=int(summary.cache_hits + earlier["cache_hits"]),
+            retries=int(summary.retries + earlier["retries"]),
+            cost_usd=round(summary.cost_usd + earlier["cost_usd"], 6),
+        )
+    summary = replace(
+        summary,
+        results_digest=fingerprint.hexdigest(),
+        max_cost=client.budget.limit_usd,
+        stopped=stopped or None,
     )
+    local_problem, summary = _local_problem(tally, cache_store, summary)
+    write_summary(run_dir, summary)
+    log.event(
+        "end", cells=summary.cells, calls_made=summary.calls_made, cache_hits=summary.cache_hits,
+        left_undone=summary.left_undone, cost_usd=summary.cost_usd,
+    )  # fmt: skip
     log.close()
     remember_last_run(config.cache_dir, summary, run_dir)
     if stopped:
@@ -385,12 +399,15 @@ def _received(
     return received, untrusted
 
 
-def _local_problem(tally: RowTally, cache_store: ResponseCache, summary: dict[str, Any]) -> str:
-    """One line on what failed on this machine ('' when nothing did); marks the summary incomplete."""
+def _local_problem(
+    tally: RowTally, cache_store: ResponseCache, summary: RunSummary
+) -> tuple[str, RunSummary]:
+    """One line on what failed on this machine ('' when nothing did), and the summary, marked
+    incomplete when something did."""
     failed = tally.local_failures
     if not failed and not cache_store.unstored:
-        return ""
-    summary.update(complete=False, local_failures=failed, not_cached=cache_store.unstored)
+        return "", summary
+    summary = replace(summary, complete=False, local_failures=failed, not_cached=cache_store.unstored)
     said = []
     if failed:
         said.append(f"{failed} cells failed on this machine ({tally.first_local_error})")
@@ -402,7 +419,7 @@ def _local_problem(tally: RowTally, cache_store: ResponseCache, summary: dict[st
     return (
         f"{' and '.join(said)}; the run is not complete: fix what it names and run the same command "
         "again (replies already received are reused, not paid for again)"
-    )
+    ), summary
 
 
 def _unavailable(models: set[str], api_base: str | None) -> str | None:

@@ -28,6 +28,7 @@ from isodyn.errors import IsodynError
 from isodyn.runs.calls import Call
 from isodyn.runs.record import CellResult
 from isodyn.runs.schema import ROW_FIELDS, SCHEMA_VERSION, Row, ScoreRow, migrate
+from isodyn.runs.summary import RunSummary, read_summary
 
 __all__ = ["SCHEMA_VERSION", "Call", "CellResult", "NewerRun", "Run", "read_results", "result_line"]
 
@@ -346,7 +347,7 @@ class Run:
     directory: Path
     results: list[CellResult]
     config: dict[str, Any]
-    summary: dict[str, Any] | None
+    summary: RunSummary | None  # None: none, or a damaged one
     damaged: int = 0  # lines set aside as damaged (see `read_rows`)
     duplicates: int = 0  # rows of a cell already read (two processes wrote one run): ignored
     first_problem: str | None = None  # the first damaged line and why
@@ -395,7 +396,7 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
     if repair and damaged:
         read_rows(run_dir, repair=True)  # a second pass, over a damaged file only: moves those lines
     return Run(
-        run_dir, results, config, _object(read_json(run_dir / "summary.json")), damaged,
+        run_dir, results, config, read_summary(run_dir), damaged,
         rows - len(results), first, moved=repair and damaged > 0,
     )  # fmt: skip
 

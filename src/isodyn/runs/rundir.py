@@ -20,6 +20,7 @@ from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.record import LOCAL_FAILURE, Cell, CellResult
 from isodyn.runs.results import DAMAGED_FILE, read_results
 from isodyn.runs.runlock import RunLock
+from isodyn.runs.summary import RunSummary, read_summary
 from isodyn.scoring import DEFAULT_GRADER
 from isodyn.textsafe import visible
 
@@ -49,10 +50,8 @@ def run_lock_path(config: ExperimentConfig) -> Path:
 
 def is_complete(run_dir: Path) -> bool:
     """Finished, by its summary; a missing or damaged summary (a crash while writing it) is not."""
-    try:
-        return bool(json.loads((run_dir / "summary.json").read_text()).get("complete", True))
-    except (OSError, ValueError, AttributeError):
-        return False
+    summary = read_summary(run_dir)
+    return summary is not None and summary.complete
 
 
 def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[CellResult]]:
@@ -117,11 +116,8 @@ def share_identical_results(run_dir: Path, config: ExperimentConfig, digest: str
 
 def _digest_of(run_dir: Path) -> str | None:
     """The results digest a run's summary.json records; None when it cannot be read."""
-    try:
-        summary = json.loads((run_dir / "summary.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return summary.get("results_digest") if isinstance(summary, dict) else None
+    summary = read_summary(run_dir)
+    return summary.results_digest if summary is not None else None
 
 
 def own_results(run_dir: Path) -> None:
@@ -239,14 +235,14 @@ def _cell_or_none(row: dict[str, Any]) -> tuple[str, str, str, str, int, int] | 
     return cell
 
 
-def remember_last_run(cache_dir: Path, summary: dict[str, Any], run_dir: Path) -> None:
+def remember_last_run(cache_dir: Path, summary: RunSummary, run_dir: Path) -> None:
     """For `exp cache stats`: the last run's calls and hits."""
-    lookups = summary["calls_made"] + summary["cache_hits"]
+    lookups = summary.calls_made + summary.cache_hits
     record = {
         "run_dir": str(run_dir),
-        "calls_made": summary["calls_made"],
-        "cache_hits": summary["cache_hits"],
-        "hit_rate": summary["cache_hits"] / lookups if lookups else None,
+        "calls_made": summary.calls_made,
+        "cache_hits": summary.cache_hits,
+        "hit_rate": summary.cache_hits / lookups if lookups else None,
     }
     # only for `exp cache stats`; a full or read-only cache folder is said elsewhere
     with contextlib.suppress(OSError):
