@@ -21,27 +21,19 @@ from isodyn.analysis.markdown import markdown_table
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS
 from isodyn.analysis.stats import Interval
 from isodyn.search.analysis import (
-    MIN_EACH,
     Arm,
-    CategoryFeature,
     Curve,
-    Explanation,
-    Feature,
     Gap,
-    NumberFeature,
-    NumberSizes,
-    Quantiles,
-    Transfer,
     VariationEffect,
     all_curves,
     dynamath_gap,
-    explain,
     hard_set,
-    number_sizes,
     outcomes,
-    transfer_share,
     variation_effects,
 )
+from isodyn.search.explanations import MIN_EACH, CategoryFeature, Explanation, Feature, NumberFeature, explain
+from isodyn.search.number_sizes import NumberSizes, Quantiles, number_sizes
+from isodyn.search.transfer import Transfer, transfer_share
 from isodyn.search.trials import Searcher, Trial
 from isodyn.textsafe import markdown_text
 
