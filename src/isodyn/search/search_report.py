@@ -281,7 +281,7 @@ def draw_curves(curves: Sequence[Curve], path: Path) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from isodyn.analysis.plots import DPI, WIDTH, series_style, short_label
+    from isodyn.analysis.plot_parts import DPI, WIDTH, series_style, short_label
     from isodyn.atomic import write_atomic
 
     fig = Figure(figsize=(WIDTH, 5.5), dpi=DPI)
