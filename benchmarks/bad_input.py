@@ -17,7 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from isodyn.testing import OpenAIStub, ScriptedReply
-from isodyn.testing.bad_input import CASES, Outcome, run_case
+from isodyn.testing.bad_input import Outcome, run_case
+from isodyn.testing.bad_input_cases import CASES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad-input.md"
 
@@ -77,9 +78,9 @@ def _table(outcomes: list[Outcome]) -> str:
     lines = [
         "# Bad input and what it gets",
         "",
-        "Written by `python benchmarks/bad_input.py` from the cases in `src/isodyn/testing/bad_input.py`;",
-        "`tests/test_bad_input.py` checks every row. Exit 2 is bad input (one line on stderr), 0 is a",
-        "run or report that went on and said what it set aside.",
+        "Written by `python benchmarks/bad_input.py` from the cases in",
+        "`src/isodyn/testing/bad_input_cases.py`; `tests/test_bad_input.py` checks every row. Exit 2 is",
+        "bad input (one line on stderr), 0 is a run or report that went on and said what it set aside.",
         "",
         "| case | command | exit | answer |",
         "| --- | --- | --- | --- |",

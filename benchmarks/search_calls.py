@@ -1,6 +1,6 @@
 """Calls to the first confirmed failure: the guided searcher against random search, on the loopback stub.
 
-The answerer (`testing/regions.py`) is right everywhere except in a hidden region of one seed's
+The answerer (`testing/region_answerer.py`) is right everywhere except in a hidden region of one seed's
 parameters (about 3% of its variants: a tail, an interior band, a corner of two parameters, a rare
 category), plus 2% flukes outside it that confirmation must reject. For each region configuration a
 random and a guided search run (`SearchSettings(budget, searchers=(kind,), confirm=2, baseline=0,
@@ -45,7 +45,8 @@ from isodyn.runs.config import parse_overrides
 from isodyn.search.engine import SearchRounds, SearchSettings
 from isodyn.search.trials import Searcher, Trial
 from isodyn.testing import OpenAIStub
-from isodyn.testing.regions import Region, RegionAnswerer, regions
+from isodyn.testing.region_answerer import RegionAnswerer
+from isodyn.testing.regions import Region, regions
 
 KINDS = (Searcher.RANDOM, Searcher.GUIDED)
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from isodyn.testing.bad_input import CASES, KEYS, Finished, in_subprocess, run_case
+from isodyn.testing.bad_input import KEYS, Finished, in_subprocess, run_case
+from isodyn.testing.bad_input_cases import CASES
 
 SUBPROCESS_EVERY = 8
 

@@ -203,7 +203,7 @@ def test_character_references_in_names_render_as_text_in_report_md() -> None:
 # ---- a report's figures have a bound on their size, whatever the run holds ----------------------
 
 MODELS = 300
-MAX_PX = 4_000  # plots.MAX_HEIGHT at 100 dpi
+MAX_PX = 4_000  # plot_parts.MAX_HEIGHT at 100 dpi
 
 
 def _px(png: bytes) -> tuple[int, int]:

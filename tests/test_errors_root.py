@@ -98,7 +98,7 @@ def test_the_error_root_imports_nothing_of_isodyn() -> None:
 
 
 # The layer above the commands: `exp` and how it shows things.
-ABOVE = {"cli.py", "run_screen.py", "search_screen.py", "terminal.py"}
+ABOVE = {"cli.py", "cli_browse.py", "cli_failure.py", "run_screen.py", "search_screen.py", "terminal.py"}
 
 
 def test_nothing_below_the_commands_imports_them_or_the_cli() -> None:

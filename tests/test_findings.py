@@ -27,6 +27,7 @@ from isodyn.analysis.findings import (
 from isodyn.analysis.grading import ambiguous_examples, excerpt
 from isodyn.analysis.legend import legend
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
+from isodyn.analysis.plot_parts import Shown, rr_shown, value_shown
 from isodyn.analysis.run_report import _wrong_samples, build_report, render_html, render_markdown
 from isodyn.analysis.tables import TOPIC_COLUMNS
 from isodyn.runs.calls import Call
@@ -246,10 +247,10 @@ def test_legend_matches_whole_words_only() -> None:
 
 
 def test_zero_and_undefined_rr_are_drawn_differently() -> None:
-    assert plots.rr_shown(0.0, 0.5) is plots.Shown.VALUE  # no seed right on every variant
-    assert plots.rr_shown(math.nan, 0.0) is plots.Shown.UNDEFINED  # nothing right at all
-    assert plots.rr_shown(math.nan, math.nan) is plots.Shown.MISSING  # not run
-    assert plots.value_shown(0.0) is plots.Shown.VALUE and plots.value_shown(math.nan) is plots.Shown.MISSING
+    assert rr_shown(0.0, 0.5) is Shown.VALUE  # no seed right on every variant
+    assert rr_shown(math.nan, 0.0) is Shown.UNDEFINED  # nothing right at all
+    assert rr_shown(math.nan, math.nan) is Shown.MISSING  # not run
+    assert value_shown(0.0) is Shown.VALUE and value_shown(math.nan) is Shown.MISSING
 
     def table(a_avg: float, rr: float) -> pd.DataFrame:
         return pd.DataFrame([{"model": "m", "strategy": "s", "modality": "image", "A_avg": a_avg,

@@ -16,7 +16,7 @@ from markdown_it.token import Token
 
 from isodyn.analysis.markdown import markdown_table
 from isodyn.analysis.metrics import Bootstrap
-from isodyn.analysis.plots import label
+from isodyn.analysis.plot_parts import label
 from isodyn.analysis.run_report import UnsafeOutputError, build_report, render_markdown, write_report
 from isodyn.runs.results import CellResult
 from isodyn.textsafe import block_text, code_block, code_span, fence, markdown_text, terminal_text

@@ -22,7 +22,8 @@ import user_cli
 from isodyn.cache import ResponseCache
 from isodyn.cli import app
 from isodyn.errors import ConfigError
-from isodyn.experiments.llm import CachedClient, Limits, RunLog, parse_retry_after
+from isodyn.experiments.call_errors import parse_retry_after
+from isodyn.experiments.llm import CachedClient, Limits, RunLog
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.runner import execute
 from isodyn.models.requests import ModelRequest

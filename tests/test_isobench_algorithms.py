@@ -21,7 +21,8 @@ import pytest
 from isodyn.core import AnswerType, Modality, Topic, Variant
 from isodyn.generators import get_seed
 from isodyn.generators.base import format_choices
-from isodyn.modalities.graphs import _label_spots, normalize_arcs, ring_positions, segment_distance
+from isodyn.modalities.digraphs import _label_spots, normalize_arcs, ring_positions
+from isodyn.modalities.graphs import segment_distance
 
 MAXFLOW, ISO = "isobench_maxflow", "isobench_isomorphism"
 SEEDS = (MAXFLOW, ISO)

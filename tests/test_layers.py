@@ -33,7 +33,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("isodyn.listing", "isodyn.commands"),  # one job per command
     ("isodyn.terminal",),  # what a command prints
     ("isodyn.run_screen", "isodyn.search_screen"),
-    ("isodyn.cli", "isodyn.__main__"),
+    ("isodyn.cli", "isodyn.cli_browse", "isodyn.cli_failure", "isodyn.__main__"),
 )
 
 

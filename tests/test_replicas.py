@@ -9,7 +9,8 @@ import socket
 from pathlib import Path
 
 from isodyn.experiments import llm
-from isodyn.experiments.llm import error_reason, is_transient, retry_after_seconds
+from isodyn.experiments.call_errors import error_reason, retry_after_seconds
+from isodyn.experiments.llm import is_transient
 from isodyn.models.catalog import describe_model
 from isodyn.models.preflight import preflight, unreachable_replicas
 from isodyn.models.replicas import ReplicasCoolingDown

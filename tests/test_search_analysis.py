@@ -1,4 +1,5 @@
-"""The search's analysis (search/analysis.py) and report (search/search_report.py) on hand-made trials.
+"""The search's analysis (search/analysis.py, explanations.py, number_sizes.py, transfer.py) and
+report (search/search_report.py) on hand-made trials.
 
 Curves are checked against an explicit loop over units; gaps, fallen seeds, explanations, number
 sizes and transfer shares against cases small enough to work out by hand; the report against
@@ -15,22 +16,20 @@ import pytest
 
 from isodyn.core import Modality
 from isodyn.generators.tape import Genome
-from isodyn.search.analysis import (
+from isodyn.search.analysis import dynamath_gap, outcomes, worst_case_curve
+from isodyn.search.explanations import (
     SIZE_FEATURE,
     CategoryFeature,
     NumberFeature,
     TweakCount,
     auc,
-    dynamath_gap,
     explain,
     features_of,
     number_size,
-    number_sizes,
-    outcomes,
-    transfer_share,
-    worst_case_curve,
 )
+from isodyn.search.number_sizes import number_sizes
 from isodyn.search.search_report import SearchReportInput, draw_curves, search_report
+from isodyn.search.transfer import transfer_share
 from isodyn.search.trials import Asked, Searcher, Trial, TrialStatus, Unit
 
 P, C, F, U, S = (TrialStatus.PASSED, TrialStatus.CONFIRMED, TrialStatus.FLUKE, TrialStatus.UNCLEAR,

@@ -1,9 +1,9 @@
 """The search engine end to end against the loopback stub: what it confirms, what it spends, what it
 replays from the cache, and what its baseline asks.
 
-The answerer (`testing/regions.py`) is right everywhere except in a hidden region of one seed's params,
-plus flukes outside it; whether a trial's variant is in the region is checked here independently, on
-the variant its genome realizes.
+The answerer (`testing/region_answerer.py`) is right everywhere except in a hidden region of one
+seed's params, plus flukes outside it; whether a trial's variant is in the region is checked here
+independently, on the variant its genome realizes.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from isodyn.runs.config import parse_overrides
 from isodyn.search.engine import SearchRounds, SearchSettings
 from isodyn.search.trials import Searcher, Trial, TrialStatus
 from isodyn.testing import OpenAIStub, ScriptedReply
-from isodyn.testing.regions import Region, RegionAnswerer
+from isodyn.testing.region_answerer import RegionAnswerer
+from isodyn.testing.regions import Region
 from isodyn.testing.scripts import prompt_text
 
 PROJECTILE = "dynamath_projectile_motion"

@@ -6,23 +6,18 @@ a pipeline's user-facing failure (an `IsodynError`) is printed as one line, with
 
 from __future__ import annotations
 
-import errno
 import sqlite3
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.table import Table
 
+from isodyn.cli_browse import cache, list_, view
+from isodyn.cli_failure import fail, os_problem
 from isodyn.errors import ConfigError, IsodynError
-from isodyn.models.catalog import ModelError, collection_paused
-from isodyn.terminal import cells as _cells  # the names `exp list` below uses
+from isodyn.models.catalog import collection_paused
 from isodyn.terminal import console, print_results_table, say, show_notice
-from isodyn.terminal import stdout_console as _stdout_console
-
-if TYPE_CHECKING:
-    from isodyn.commands.cache import CacheOutcome
 
 # Markdown: help text is wrapped as paragraphs at any width (rich's own mode keeps every line break
 # of a docstring) and `[/MODALITY]` in a parameter's help is text, not a style tag.
@@ -42,13 +37,6 @@ TrustRun = Annotated[
         help="let the judge use the server (api_base) and cache (cache_dir) the run's config.json names",
     ),
 ]
-
-
-def fail(message: str) -> typer.Exit:
-    """A one-line error and exit code 2 (bad input). The message is printed as written: it quotes
-    what the user typed or what a model is called, where `[red]` or `[/]` is text, not style."""
-    say("error:", "bold red", message)
-    return typer.Exit(code=2)
 
 
 def _study_and_words(settings: list[str]) -> tuple[Path | None, list[str]]:
@@ -182,54 +170,7 @@ def describe(
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-@app.command()
-def cache(
-    action: Annotated[str, typer.Argument(help="stats, clear, prune, repair or migrate")],
-    settings: Annotated[
-        list[str] | None, typer.Argument(help="cache_dir=DIR, older_than=30d (prune)")
-    ] = None,
-) -> None:
-    """The reply cache and the cell memo: `stats` (entries, size, last run's hit rate), `clear`,
-    `prune older_than=30d`, `repair` (check every store; set a damaged one aside), `migrate` (convert
-    an older isodyn's cache, whose pickled values are no longer read, once)."""
-    from isodyn.commands.cache import CacheRequest, cache_command
-
-    try:
-        outcome = cache_command(CacheRequest.from_words(action, settings or []))
-    except IsodynError as exc:  # a folder that is no cache, a store this user may not read
-        raise fail(str(exc)) from None
-    for line in _cache_lines(outcome):
-        console.print(line, highlight=False)
-
-
-def _cache_lines(outcome: CacheOutcome) -> list[str]:
-    from isodyn.commands.cache import CacheStats, Cleared, Migrated, NoCache, Pruned
-
-    root = outcome.root
-    if isinstance(outcome, Migrated):
-        return [outcome.line()]
-    if isinstance(outcome, NoCache):
-        return [f"cache {root}: there is no cache there yet; nothing to {outcome.action}"]
-    if isinstance(outcome, CacheStats):
-        last = outcome.last_run
-        rate = "–" if last is None or last.hit_rate is None else f"{100 * last.hit_rate:.1f}%"
-        ran = f"{last.cache_hits} hits, {last.calls_made} calls, hit rate {rate}" if last else "none"
-        return [
-            f"cache {root}: {outcome.replies} replies, {outcome.reply_bytes / 1e6:.1f} MB; "
-            f"{outcome.memo_cells} memoized cells, {outcome.memo_bytes / 1e6:.1f} MB; last run: {ran}"
-        ]
-    if isinstance(outcome, Pruned):
-        return [
-            f"removed {outcome.replies} replies older than {outcome.older_than / 86400:g} days and "
-            f"{outcome.memo_cells} memoized cells from {root}"
-        ]
-    if isinstance(outcome, Cleared):
-        note = f"; damaged store(s) deleted: {', '.join(outcome.deleted)}" if outcome.deleted else ""
-        note += f"; not isodyn's, left alone: {', '.join(outcome.kept)}" if outcome.kept else ""
-        removed = f"removed {outcome.replies} replies and {outcome.memo_cells} memoized cells from {root}"
-        return [removed + note]
-    moved = [f"{s.store}: {s.problem}; set aside as {s.moved_to.name}" for s in outcome.set_aside]
-    return moved or [f"cache {root}: every store opens and checks clean"]
+app.command()(cache)  # `exp cache`, `exp view` and `exp list` are in cli_browse.py
 
 
 @app.command()
@@ -399,133 +340,8 @@ def generate(
     )
 
 
-@app.command()
-def view(
-    words: Annotated[
-        list[str],
-        typer.Argument(help="RUN_DIR port=8765 open=yes|no; or RUN_DIR export=FILE", show_default=False),
-    ],
-) -> None:
-    """Browse a run in the browser, on 127.0.0.1 only, until Ctrl-C: filter and sort its cells, read a
-    cell's transcript with the answer the grader read highlighted, compare arms on one variant, see a
-    seed's variants across arms, and mark doubtful verdicts right or wrong (saved in RUN/marks.jsonl;
-    results.jsonl is never changed). With export=FILE the marks are written as labelled replies in
-    the grading corpus's layout (tests/corpus) and the command exits."""
-    import webbrowser
-
-    from isodyn.commands.view import ViewRequest, export_run, start_viewer
-    from isodyn.textsafe import terminal_text
-
-    try:
-        request = ViewRequest.from_words(words)
-        if request.export is not None:
-            sys.stdout.write(terminal_text(export_run(request).summary()) + "\n")
-            return
-        server = start_viewer(request)
-    except IsodynError as exc:
-        raise fail(str(exc)) from None
-    with server:
-        try:  # Ctrl-C at any moment from here stops the viewer with exit 0
-            sys.stdout.write(terminal_text(f"viewing {request.run_dir} at {server.url} (Ctrl-C to stop)\n"))
-            sys.stdout.flush()
-            if request.open_browser:
-                webbrowser.open(server.url)
-            server.serve_forever()
-        except KeyboardInterrupt:
-            sys.stdout.write("\nstopped\n")
-
-
-# DynaMath Table 1: share of its 501 seeds per topic.
-DYNAMATH_TOPIC_SHARE = {
-    "solid_geometry": 3.0, "puzzle_test": 3.4, "arithmetic": 5.2, "scientific_figure": 9.0,
-    "graph_theory": 9.6, "algebra": 10.2, "plane_geometry": 15.4, "analytic_geometry": 19.4,
-    "statistics": 25.0,
-}  # fmt: skip
-
-
-@app.command("list")
-def list_(
-    what: Annotated[
-        str, typer.Argument(help="strategies, modifiers, seeds, graders, metrics, datasets or models")
-    ],
-) -> None:
-    """Describe what can be plugged in, each list read from its registry: the strategies and
-    modifiers (source, calls per cell, modalities), the seed programs, the graders, the report's
-    metric sections, the dataset kinds; or the model names."""
-    from isodyn.registry import KINDS, registry_of
-
-    if what == "models":  # not a plug-in kind: names from the config files
-        from isodyn.models.aliases import aliases, config_files
-
-        try:
-            table_of = aliases()
-        except ModelError as exc:
-            raise fail(str(exc)) from None
-        files = ", ".join(str(p) for p in config_files())
-        table = Table(title=f"Model names (extend or override them in [models] of {files})")
-        for column in ("name", "litellm id", "reads images", "from"):
-            table.add_column(column, overflow="fold")
-        for name, alias in table_of.items():
-            sees = "as litellm says" if alias.vision is None else ("yes" if alias.vision else "no")
-            table.add_row(*_cells(name, alias.model, sees, alias.source))
-        _stdout_console().print(table)
-        return
-    # The kinds each word lists: `strategies` shows the bases and the modifiers they compose with.
-    lists: dict[str, tuple[str, ...]] = {
-        "strategies": ("strategies", "modifiers"),
-        "seeds": ("seeds",),
-        "generators": ("seeds",),
-    }
-    lists.update({kind: (kind,) for kind in KINDS if kind not in lists})
-    if what not in lists:
-        raise fail(f"cannot list {what!r}; valid: {', '.join([*lists, 'models'])}")
-    tables = [_list_registry(kind) for kind in lists[what]]
-    if "seeds" in lists[what]:
-        from collections import Counter
-
-        counts = Counter(seed.topic.value for seed in registry_of("seeds").values())
-        dynamath = sum(counts[t] for t in DYNAMATH_TOPIC_SHARE)
-        topics = Table(title="Seeds per topic, next to DynaMath's Table 1")
-        for column in ("topic", "seeds", "share of DynaMath-topic seeds", "DynaMath share"):
-            topics.add_column(column)
-        for topic, count in sorted(counts.items()):
-            share = f"{100 * count / dynamath:.1f}%" if topic in DYNAMATH_TOPIC_SHARE and dynamath else "–"
-            reference = f"{DYNAMATH_TOPIC_SHARE[topic]:.1f}%" if topic in DYNAMATH_TOPIC_SHARE else "–"
-            topics.add_row(*_cells(topic, count, share, reference))
-        tables.append(topics)
-    _stdout_console().print(*tables)
-
-
-def _list_registry(kind: str) -> Table:
-    """One plug-in kind's table: a row per registered entry, in the registry's order. Every kind is
-    listed by this one loop; `isodyn.listing` says which cells an entry shows."""
-    from isodyn.listing import listing_of
-    from isodyn.registry import registry_of
-
-    shown = listing_of(kind)
-    table = Table(title=shown.title)
-    for column in shown.columns:
-        table.add_column(column, overflow="fold")
-    for entry in registry_of(kind).entries():
-        table.add_row(*_cells(*shown.row(entry)))
-    return table
-
-
-def os_problem(exc: OSError) -> str:
-    """The operating system's refusal as one line: what, and on which file. A full disk anywhere in
-    the chain (a write failed, then the cleanup's write failed too) is named as such."""
-    chain: list[BaseException] = []
-    at: BaseException | None = exc
-    while at is not None and at not in chain:
-        chain.append(at)
-        at = at.__cause__ or at.__context__
-    full = next((e for e in chain if isinstance(e, OSError) and e.errno == errno.ENOSPC), None)
-    if isinstance(full, OSError):
-        where = f" writing {full.filename}" if full.filename else ""
-        return f"the disk is full (no space left on the device){where}; free some space and run it again"
-    files = " -> ".join(str(name) for name in (exc.filename, exc.filename2) if name is not None)
-    what = exc.strerror or str(exc) or type(exc).__name__
-    return f"{files}: {what}" if files else what
+app.command()(view)
+app.command("list")(list_)
 
 
 def main() -> None:

@@ -15,7 +15,8 @@ from typing import Any
 from isodyn.cache.renders import open_render_cache
 from isodyn.datasets.writer import DatasetRequest, build_dataset, check_size, default_workers, select_seeds
 from isodyn.errors import ConfigError
-from isodyn.runs.config import bounded_int, default_cache_dir, parse_key_values, positive_int
+from isodyn.runs.config import default_cache_dir, parse_key_values
+from isodyn.runs.setting_values import bounded_int, positive_int
 
 DEFAULT_VARIANTS = 10
 

@@ -16,15 +16,10 @@ from typing import Any
 from isodyn.commands.notices import Notices
 from isodyn.experiments.regrade import JudgeSettings
 from isodyn.models.catalog import ModelError, describe_model, missing_api_key
-from isodyn.runs.config import (
-    default_cache_dir,
-    grader_name,
-    non_negative_float,
-    parse_key_values,
-    positive_int,
-)
+from isodyn.runs.config import default_cache_dir, parse_key_values
 from isodyn.runs.results import Run
 from isodyn.runs.saved_config import saved_config, shown_value
+from isodyn.runs.setting_values import grader_name, non_negative_float, positive_int
 
 DEFAULT_CONCURRENCY = 4  # judge calls in flight at once
 

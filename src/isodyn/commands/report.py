@@ -20,8 +20,9 @@ from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
 from isodyn.errors import ConfigError
 from isodyn.experiments.regrade import rescore
-from isodyn.runs.config import grader_name, parse_key_values, positive_int
+from isodyn.runs.config import parse_key_values
 from isodyn.runs.results import CellResult, read_json, results_frame, write_results
+from isodyn.runs.setting_values import grader_name, positive_int
 from isodyn.runs.verdict_book import Progress
 from isodyn.scoring import Tolerance
 

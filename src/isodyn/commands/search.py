@@ -26,7 +26,8 @@ from isodyn.experiments.plan import Plan, plan_experiment
 from isodyn.experiments.runner import ModelUnavailable
 from isodyn.generators.tape import Genome
 from isodyn.models.catalog import is_local
-from isodyn.runs.config import ExperimentConfig, bounded_int, parse_key_values, parse_overrides
+from isodyn.runs.config import ExperimentConfig, parse_key_values, parse_overrides
+from isodyn.runs.setting_values import bounded_int
 from isodyn.search.engine import SearchRounds, SearchSettings
 from isodyn.search.searchers import searchable
 from isodyn.search.trials import Searcher, Trial, TrialStatus, Unit

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from isodyn.errors import ConfigError, IsodynError
-from isodyn.runs.config import bounded_int, parse_key_values
+from isodyn.runs.config import parse_key_values
+from isodyn.runs.setting_values import bounded_int
 from isodyn.view.export import Exported, export_marks
 from isodyn.view.server import HOST, Viewer, ViewerServer
 

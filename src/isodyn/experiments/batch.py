@@ -35,17 +35,11 @@ from isodyn.experiments.batch_jobs import (
     status,
     submit,
 )
+from isodyn.experiments.call_errors import error_reason
 from isodyn.experiments.cells import Backend, RunMaterials, run_cell
-from isodyn.experiments.llm import (
-    BudgetExhausted,
-    CachedClient,
-    CacheMiss,
-    RunLog,
-    error_reason,
-    is_transient,
-    redact_secrets,
-)
+from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss, RunLog, is_transient
 from isodyn.experiments.plan import Plan
+from isodyn.experiments.redaction import redact_secrets
 from isodyn.models.requests import ModelRequest, replicas_of
 from isodyn.runs.batch_ledger import BatchJob, BatchLedger
 from isodyn.runs.record import Cell

@@ -14,17 +14,11 @@ from typing import Any
 from isodyn.cache import cache_key
 from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Representation, Variant
-from isodyn.experiments.llm import (
-    BudgetExhausted,
-    CachedClient,
-    CacheMiss,
-    caused_by,
-    error_reason,
-    exception_chain,
-    redact,
-)
+from isodyn.experiments.call_errors import caused_by, error_reason, exception_chain
+from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss
 from isodyn.experiments.memo import Replay, ReplayMemo, grading_stamp
 from isodyn.experiments.plan import Plan
+from isodyn.experiments.redaction import redact
 from isodyn.generators import SeedProgram
 from isodyn.models.catalog import is_local
 from isodyn.models.engine import EngineCrashed

@@ -9,27 +9,35 @@
 - `Budget`: `max_cost` stops new calls once spent + in-flight estimates would pass it;
 - `CachedClient`: replays from the cache, or calls and stores; counts calls, hits and cost;
 - `RunLog`: one JSON line per event (call, retry, error), with secrets redacted.
+
+What a failure was (its reason, its Retry-After) is read in `experiments/call_errors.py`; what is
+redacted, in `experiments/redaction.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import functools
 import json
 import math
 import os
 import random
-import re
 import time
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from isodyn.cache import ResponseCache, cache_key
+from isodyn.experiments.call_errors import (
+    EmptyReply,
+    caused_by,
+    error_reason,
+    refused_locally,
+    retry_after_seconds,
+)
+from isodyn.experiments.redaction import redact, redact_secrets, treat_as_secret
 from isodyn.models.bounded import ReplyTooLarge, bound_replies
 from isodyn.models.catalog import is_local, litellm_module, price_entry
 from isodyn.models.engine import EngineCrashed
@@ -44,100 +52,9 @@ from isodyn.models.requests import (
     token_count,
 )
 
-# litellm exception class -> the short reason recorded on a cell; the most specific class wins.
-_ERROR_REASONS = {
-    "RateLimitError": "rate_limit",
-    "AuthenticationError": "auth",
-    "PermissionDeniedError": "permission",
-    "ContextWindowExceededError": "context_window",
-    "ContentPolicyViolationError": "content_policy",
-    "NotFoundError": "not_found",
-    "BadRequestError": "bad_request",
-    "UnprocessableEntityError": "bad_request",
-    "Timeout": "timeout",
-    "TimeoutError": "timeout",
-    "APIConnectionError": "connection",
-    "ServiceUnavailableError": "unavailable",
-    "InternalServerError": "server",
-    "BadGatewayError": "server",
-    "APIResponseValidationError": "malformed_reply",
-    "JSONDecodeError": "malformed_reply",
-    "APIError": "api",
-    "EmptyReply": "empty_reply",
-    "ReplicasCoolingDown": "unavailable",  # every replica of an api_base set is cooling down
-}
 _TRANSIENT = {
     "rate_limit", "timeout", "connection", "unavailable", "server", "malformed_reply", "api", "empty_reply",
 }  # fmt: skip
-
-
-# Not an IsodynError: retried, then recorded as a cell's reason (error:empty_reply); never shown as one.
-class EmptyReply(RuntimeError):
-    """A 200 whose message has no text: a transient failure, retried and never cached."""
-
-
-# litellm reports a dropped connection and an unreadable body as InternalServerError; its message
-# tells them apart.
-_MESSAGE_REASONS = (
-    (re.compile(r"Connection error|Server disconnected|ConnectError|RemoteProtocolError"), "connection"),
-    (
-        re.compile(r"Expecting value|JSONDecodeError|Unterminated string|Extra data|Invalid control"),
-        "malformed_reply",
-    ),
-)
-
-
-def exception_chain(exc: BaseException) -> Iterator[BaseException]:
-    """The exception and what it wraps (cause, context, litellm's `original_exception`)."""
-    seen: set[int] = set()
-    todo = [exc]
-    while todo and len(seen) < 32:
-        link = todo.pop()
-        if id(link) in seen:
-            continue
-        seen.add(id(link))
-        yield link
-        todo += [e for e in (link.__cause__, link.__context__, getattr(link, "original_exception", None))
-                 if isinstance(e, BaseException)]  # fmt: skip
-
-
-def caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
-    """Whether `kind` is anywhere in the chain (litellm wraps what a provider raised)."""
-    return any(isinstance(link, kind) for link in exception_chain(exc))
-
-
-# What a client raises before a request leaves: a URL it cannot use, a header it will not send, an
-# argument it rejects (litellm wraps them as a 500, which would be retried as the server's fault).
-_LOCAL_CLASSES = frozenset(
-    {"InvalidURL", "UnsupportedProtocol", "LocalProtocolError", "InvalidUrlClientError"}
-)
-
-
-def refused_locally(exc: BaseException) -> bool:
-    """A litellm error caused by the client refusing the request (nothing was sent). Plain ValueError
-    and TypeError only: a reply that does not parse raises their subclasses (JSONDecodeError,
-    pydantic's ValidationError), and those are the server's."""
-    if not type(exc).__module__.startswith("litellm"):
-        return False  # raised by our own code after litellm returned: a request did leave
-    return any(
-        type(link) in (ValueError, TypeError) or any(c.__name__ in _LOCAL_CLASSES for c in type(link).__mro__)
-        for link in exception_chain(exc)
-    )
-
-
-def error_reason(exc: BaseException) -> str:
-    if refused_locally(exc):
-        return "error:client"
-    if caused_by(exc, ReplyTooLarge):  # litellm reports it as a connection error
-        return "error:reply_too_large"
-    for cls in type(exc).__mro__:
-        if cls.__name__ in _ERROR_REASONS:
-            reason = _ERROR_REASONS[cls.__name__]
-            if reason in ("server", "api"):
-                message = str(exc)
-                reason = next((r for pattern, r in _MESSAGE_REASONS if pattern.search(message)), reason)
-            return f"error:{reason}"
-    return f"error:{type(exc).__name__}"
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -158,85 +75,11 @@ def is_transient(exc: BaseException) -> bool:
 RETRY_AFTER_MAX_S = 60.0  # the longest pause a server's Retry-After can ask for (and `timeout`)
 
 
-def retry_after_seconds(exc: BaseException) -> float | None:
-    """The server's `Retry-After`, in seconds (a number or an HTTP date), uncapped; None when absent,
-    negative, not finite or not readable: such a header is ignored, the backoff applies."""
-    for source in (
-        getattr(exc, "litellm_response_headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-    ):
-        try:
-            items = list(dict(source).items()) if source is not None else []
-        except (TypeError, ValueError):
-            continue
-        for name, value in items:
-            if str(name).lower() == "retry-after":
-                return parse_retry_after(str(value))
-    return None
-
-
-def parse_retry_after(value: str, now: float | None = None) -> float | None:
-    text = value.strip()
-    try:
-        seconds = float(text)
-    except ValueError:
-        try:  # an HTTP date; one in the past means "now"
-            when = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            return None
-        if when.tzinfo is None:
-            return None  # RFC 9110 dates are GMT; one without a zone is not one
-        seconds = max(0.0, when.timestamp() - (time.time() if now is None else now))
-    if not math.isfinite(seconds) or seconds < 0:
-        return None
-    return seconds
-
-
 def capped_retry_after(exc: BaseException, limits: Limits) -> float | None:
     """The pause a failure asks for, never longer than the call's timeout or RETRY_AFTER_MAX_S: a
     server cannot stall a run beyond what `timeout` and `max_retries` allow."""
     seconds = retry_after_seconds(exc)
     return None if seconds is None else min(seconds, limits.retry_after_max_s, limits.timeout_s)
-
-
-# ---- secrets -------------------------------------------------------------------------------------
-
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
-_KEY_SHAPE = re.compile(r"\b(?:sk|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9]{12,}\b")
-# Variables named as holding a key (`api_key_env`): secret whatever their name says.
-_KEY_VARIABLES: set[str] = set()
-# Shorter values are not redacted: "EMPTY" or "none" (placeholder keys) would eat words of replies.
-_MIN_SECRET_CHARS = 8
-
-
-def treat_as_secret(variable: str | None) -> None:
-    """From now on, the value of `variable` is redacted from everything written, like any *_KEY."""
-    if variable:
-        _KEY_VARIABLES.add(variable)
-
-
-def _secrets() -> list[str]:
-    values = {
-        value
-        for name, value in os.environ.items()
-        if (name in _KEY_VARIABLES or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET_CHARS
-    }
-    # as written in JSON too (a quote or backslash is escaped there); longest first, so a secret
-    # holding another is removed whole
-    forms = values | {json.dumps(v, ensure_ascii=False)[1:-1] for v in values}
-    return sorted(forms, key=len, reverse=True)
-
-
-def redact_secrets(text: str) -> str:
-    """Remove the value of every key variable (by name or by `treat_as_secret`), and nothing else."""
-    for secret in _secrets():
-        text = text.replace(secret, "[REDACTED]")
-    return text
-
-
-def redact(text: str) -> str:
-    """Remove every secret-looking environment value, and anything shaped like an API key."""
-    return _KEY_SHAPE.sub("[REDACTED]", redact_secrets(text))
 
 
 class RunLog:

@@ -17,7 +17,9 @@ import numpy as np
 
 from isodyn.cache import ResponseCache
 from isodyn.core import AnswerType
-from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss, error_reason, redact
+from isodyn.experiments.call_errors import error_reason
+from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss
+from isodyn.experiments.redaction import redact
 from isodyn.models.requests import CUT_OFF, ModelRequest
 from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.record import JUDGE, CellResult

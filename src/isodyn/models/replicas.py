@@ -49,7 +49,7 @@ class ReplicasCoolingDown(RuntimeError):
 
     def __init__(self, message: str, retry_after_s: float) -> None:
         super().__init__(message)
-        # where `retry_after_seconds` in experiments/llm.py looks, as on a litellm error
+        # where `retry_after_seconds` in experiments/call_errors.py looks, as on a litellm error
         self.litellm_response_headers = {"retry-after": f"{retry_after_s:g}"}
 
 
@@ -82,7 +82,7 @@ def replica_router(model: str, replicas: tuple[str, ...], api_key: str) -> Any:
 
 
 def _all_cooling_down(exc: BaseException) -> bool:
-    # by name, as llm.py reads litellm's errors: importing litellm's types here would load litellm
+    # by name, as call_errors.py reads litellm's errors: importing litellm's types here would load litellm
     return any(cls.__name__ == "RouterRateLimitError" for cls in type(exc).__mro__)
 
 

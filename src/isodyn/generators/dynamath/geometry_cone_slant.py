@@ -15,7 +15,8 @@ from matplotlib.axes import Axes
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
 from isodyn.modalities.formatting import latex_quantity
-from isodyn.modalities.geometry import View, figure_png, horizontal_circle, label, side_label, unit
+from isodyn.modalities.geometry import figure_png, label, side_label, unit
+from isodyn.modalities.solids import View, horizontal_circle
 
 _TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29), (9, 12, 15))
 _ASK = {

@@ -16,17 +16,8 @@ from matplotlib.axes import Axes
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
 from isodyn.modalities.formatting import latex_quantity
-from isodyn.modalities.geometry import (
-    COLORS,
-    LINE_COLORS,
-    View,
-    draw_convex_polyhedron,
-    figure_png,
-    fmt,
-    label,
-    side_label,
-    unit,
-)
+from isodyn.modalities.geometry import COLORS, LINE_COLORS, figure_png, fmt, label, side_label, unit
+from isodyn.modalities.solids import View, draw_convex_polyhedron
 
 NAMES = "ABCDEFGH"
 FACES = [[0, 1, 2, 3], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]]

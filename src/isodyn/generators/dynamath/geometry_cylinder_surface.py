@@ -14,15 +14,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.geometry import (
-    View,
-    dimension_line,
-    ellipse_halves,
-    figure_png,
-    fmt,
-    horizontal_circle,
-    label,
-)
+from isodyn.modalities.geometry import dimension_line, figure_png, fmt, label
+from isodyn.modalities.solids import View, ellipse_halves, horizontal_circle
 
 # ends: how many circular ends are made of material; open: which ends are open (for the drawing)
 OBJECTS: dict[str, dict] = {

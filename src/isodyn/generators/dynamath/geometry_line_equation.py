@@ -15,7 +15,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.modalities.geometry import COLORS, grid_png, label_points, point_text
+from isodyn.modalities.coordinate_grid import grid_png, label_points
+from isodyn.modalities.geometry import COLORS, point_text
 
 XLIM, YLIM = (-7.5, 7.5), (-6.0, 6.0)
 FORMS = ("slope_intercept", "standard", "point_slope")

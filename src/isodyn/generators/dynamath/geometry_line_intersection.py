@@ -16,7 +16,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.geometry import COLORS, LINE_COLORS, grid_png, label_points, point_text
+from isodyn.modalities.coordinate_grid import grid_png, label_points
+from isodyn.modalities.geometry import COLORS, LINE_COLORS, point_text
 
 XLIM, YLIM = (-7.5, 7.5), (-6.0, 6.0)
 Point = tuple[int, int]

@@ -14,7 +14,8 @@ from matplotlib.axes import Axes
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.geometry import COLORS, LINE_COLORS, fmt, grid_png
+from isodyn.modalities.coordinate_grid import grid_png
+from isodyn.modalities.geometry import COLORS, LINE_COLORS, fmt
 
 XLIM, YLIM = (-7.5, 7.5), (-6.0, 6.0)
 

@@ -15,15 +15,8 @@ from matplotlib.axes import Axes
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
 from isodyn.modalities.formatting import latex_quantity
-from isodyn.modalities.geometry import (
-    View,
-    bounds_of,
-    draw_convex_polyhedron,
-    figure_png,
-    fmt,
-    side_label,
-    unit,
-)
+from isodyn.modalities.geometry import bounds_of, figure_png, fmt, side_label, unit
+from isodyn.modalities.solids import View, draw_convex_polyhedron
 
 
 def base_vertices(p: dict) -> list[list[float]]:

@@ -21,14 +21,8 @@ import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.modalities.graphs import (
-    SINK_NAME,
-    SOURCE_NAME,
-    city_names,
-    digraph_png,
-    node_order_text,
-    weighted_adjacency_latex,
-)
+from isodyn.modalities.digraphs import SINK_NAME, SOURCE_NAME, digraph_png, weighted_adjacency_latex
+from isodyn.modalities.graphs import city_names, node_order_text
 
 MAX_CAPACITY = 9
 ZERO_SHARE = 0.1  # share of variants whose graph need not contain a source-to-sink path
