@@ -57,7 +57,7 @@ def _figure(size: tuple[float, float]) -> Figure:
     return fig
 
 
-def _saved(fig: Figure) -> bytes:
+def saved_png(fig: Figure) -> bytes:
     engine = fig.get_layout_engine()
     if engine is not None:
         # `savefig` with a layout engine draws the whole figure twice: once, not rendered, to lay it
@@ -141,7 +141,7 @@ def modality_order(values: Sequence[object]) -> list[str]:
     return [m for m in known if m in present] + sorted(present - set(known))
 
 
-class _Points:
+class Points:
     """The points of one panel, drawn together when the panel is done: one `errorbar` (or `plot`)
     call per style and kind of point, not one per point. Each call is a container of artists that
     is laid out and drawn: hundreds per figure cost seconds; the picture is the same.
@@ -182,7 +182,7 @@ class _Points:
         self.added = {}
 
 
-def _na_strip(ax: Axes, low: float, high: float, horizontal: bool, ticks: Sequence[float]) -> None:
+def na_strip(ax: Axes, low: float, high: float, horizontal: bool, ticks: Sequence[float]) -> None:
     """The shaded strip off the scale where what has no number is drawn, its tick labelled n/a."""
     middle = (low + high) / 2
     ax.grid(axis="x" if horizontal else "y", alpha=0.3)
@@ -196,28 +196,28 @@ def _na_strip(ax: Axes, low: float, high: float, horizontal: bool, ticks: Sequen
     axis.get_major_ticks()[0].gridline.set_visible(False)  # no grid line through the strip
 
 
-def _first(items: Sequence[T], most: int, what: str) -> tuple[list[T], str]:
+def first_shown(items: Sequence[T], most: int, what: str) -> tuple[list[T], str]:
     """The first `most` of `items`, and what to say under the figure when some are left out."""
     if len(items) <= most:
         return list(items), ""
     return list(items[:most]), f"showing the first {most:,} of {len(items):,} {what}; the tables list all"
 
 
-def _fitting(count: int, columns: int, panel_height: float, header: float) -> int:
+def fitting(count: int, columns: int, panel_height: float, header: float) -> int:
     """How many of `count` panels (in rows of `columns`, each `panel_height` inches tall, under
     `header` inches of legend) fit in MAX_HEIGHT, and no more than MAX_PANELS: at least one."""
     rows = max(1, int((MAX_HEIGHT - header) // panel_height))
     return max(1, min(count, rows * max(1, columns), MAX_PANELS))
 
 
-def _say_what_is_shown(fig: Figure, *notes: str) -> None:
+def say_what_is_shown(fig: Figure, *notes: str) -> None:
     """Under the figure, what was left out of it (nothing when every note is empty)."""
     said = "; ".join(note for note in notes if note)
     if said:
         fig.supxlabel(said, fontsize=8, color="#555555")
 
 
-def _panels(count: int, columns: int, size: tuple[float, float]) -> tuple[Figure, list[Axes]]:
+def panel_grid(count: int, columns: int, size: tuple[float, float]) -> tuple[Figure, list[Axes]]:
     """A figure `WIDTH` wide of `count` panels in rows of `columns`, laid out by matplotlib's
     constrained layout (titles, legends and tick labels never overlap); never taller than
     MAX_HEIGHT (callers choose what fits, this is the last guard)."""
@@ -231,7 +231,7 @@ def _panels(count: int, columns: int, size: tuple[float, float]) -> tuple[Figure
     return fig, axes
 
 
-def _legend_handle(style: tuple[str, str], text: str, hollow: bool = False) -> Line2D:
+def legend_handle(style: tuple[str, str], text: str, hollow: bool = False) -> Line2D:
     colour, marker = style
     return Line2D([], [], linestyle="none", marker=marker, color=colour, markersize=6, label=text,
                   markerfacecolor="white" if hollow else colour)  # fmt: skip

@@ -33,18 +33,18 @@ from isodyn.analysis.plot_parts import (
     PALETTE,
     TOPIC_CODES,
     WIDTH,
+    Points,
     Shown,
-    _first,
-    _fitting,
-    _legend_handle,
-    _na_strip,
-    _panels,
-    _Points,
-    _saved,
-    _say_what_is_shown,
+    first_shown,
+    fitting,
     label,
+    legend_handle,
     modality_order,
+    na_strip,
+    panel_grid,
     rr_shown,
+    saved_png,
+    say_what_is_shown,
     series_style,
     short_label,
     topic_code,
@@ -73,12 +73,12 @@ def findings_summary(arms: pd.DataFrame, level: float = 0.95) -> bytes:
     models = list(dict.fromkeys(map(str, arms[Column.model]))) if not arms.empty else []
     rows = list(dict.fromkeys(zip(arms[Column.strategy].astype(str), arms[Column.modality].astype(str),
                                   strict=True))) if not arms.empty else []  # fmt: skip
-    rows, rows_note = _first(rows, MAX_ROWS, "arms")
+    rows, rows_note = first_shown(rows, MAX_ROWS, "arms")
     columns = 1 if len(models) <= 1 else 2
     panel_height = 0.7 + 0.25 * len(rows)
-    models, models_note = _first(models, _fitting(len(models), columns, panel_height, 0.8), "models")
+    models, models_note = first_shown(models, fitting(len(models), columns, panel_height, 0.8), "models")
     panel_rows = math.ceil(max(len(models), 1) / columns)
-    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.8 + panel_rows * panel_height))
+    fig, axes = panel_grid(max(len(models), 1), columns, (WIDTH, 0.8 + panel_rows * panel_height))
     styles = {"A_avg": (PALETTE[0], "o"), "A_wst": (PALETTE[5], "s")}
     y = np.arange(len(rows))[::-1].astype(float)
     strategies = list(dict.fromkeys(s for s, _ in rows))
@@ -89,7 +89,7 @@ def findings_summary(arms: pd.DataFrame, level: float = 0.95) -> bytes:
     for index, (ax, model) in enumerate(zip(axes, models, strict=False)):
         shown = arms[arms[Column.model].astype(str) == model]
         by_arm = {(str(r[Column.strategy]), str(r[Column.modality])): r for r in shown.to_dict("records")}
-        points, values = _Points(-6, horizontal=True), _Points(-6, horizontal=True, size=5)
+        points, values = Points(-6, horizontal=True), Points(-6, horizontal=True, size=5)
         for yi, arm in zip(y, rows, strict=True):
             if strategies.index(arm[0]) % 2:
                 ax.axhspan(yi - 0.5, yi + 0.5, color="#f5f5f5", zorder=0)
@@ -117,7 +117,7 @@ def findings_summary(arms: pd.DataFrame, level: float = 0.95) -> bytes:
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.axvspan(*MARK_COLUMN, color="white", zorder=0)
         ax.axvline(MARK_COLUMN[0], color="#cccccc", linewidth=0.8)
-        _na_strip(ax, -11, -1, horizontal=True, ticks=range(0, 101, 20))
+        na_strip(ax, -11, -1, horizontal=True, ticks=range(0, 101, 20))
         ax.set_xlim(-11, MARK_COLUMN[1])
         ax.set_xlabel("accuracy (%)", fontsize=8)
         ax.tick_params(axis="x", labelsize=8)
@@ -130,8 +130,8 @@ def findings_summary(arms: pd.DataFrame, level: float = 0.95) -> bytes:
         NOT_MEASURED,
     ]
     fig.legend(handles=handles, loc="outside upper center", ncols=5, fontsize=8, frameon=False)
-    _say_what_is_shown(fig, models_note, rows_note)
-    return _saved(fig)
+    say_what_is_shown(fig, models_note, rows_note)
+    return saved_png(fig)
 
 
 def accuracy_by_topic(table: pd.DataFrame) -> bytes:
@@ -142,18 +142,18 @@ def accuracy_by_topic(table: pd.DataFrame) -> bytes:
         table[Column.topic].unique(), key=lambda t: (order.index(t) if t in order else 99, str(t))
     )
     modalities = modality_order(table[Column.modality].unique())
-    topics, topics_note = _first(topics, MAX_ROWS, "topics")
+    topics, topics_note = first_shown(topics, MAX_ROWS, "topics")
     groups = table.groupby([Column.model, Column.strategy], sort=True)
     columns = 3 if groups.ngroups > 4 else min(groups.ngroups, 2) or 1
     long_codes = any(len(topic_code(t)) > 3 for t in topics)
     panel_height = 2.6 + 0.3 * long_codes
-    fit = _fitting(groups.ngroups, columns, panel_height, 0.6)
-    panels, panels_note = _first(list(groups), fit, "models and strategies")
+    fit = fitting(groups.ngroups, columns, panel_height, 0.6)
+    panels, panels_note = first_shown(list(groups), fit, "models and strategies")
     rows = math.ceil(max(len(panels), 1) / columns)
-    fig, axes = _panels(max(len(panels), 1), columns, (WIDTH, 0.6 + rows * panel_height))
+    fig, axes = panel_grid(max(len(panels), 1), columns, (WIDTH, 0.6 + rows * panel_height))
     width = 0.8 / max(len(modalities), 1)
     for index, (ax, ((model, strategy), group)) in enumerate(zip(axes, panels, strict=False)):
-        points = _Points(-7, horizontal=False, size=4.5)
+        points = Points(-7, horizontal=False, size=4.5)
         for i, modality in enumerate(modalities):
             series = group[group[Column.modality] == modality].set_index(Column.topic).reindex(topics)
             for j, record in enumerate(series.to_dict("records")):
@@ -169,19 +169,19 @@ def accuracy_by_topic(table: pd.DataFrame) -> bytes:
         ax.set_xticks(np.arange(len(topics)), [label(topic_code(t)) for t in topics], fontsize=8,
                       rotation=rotation, ha="right" if rotation else "center")  # fmt: skip
         ax.set_xlim(-0.6, len(topics) - 0.4)
-        _na_strip(ax, -12, -2, horizontal=False, ticks=range(0, 101, 25))
+        na_strip(ax, -12, -2, horizontal=False, ticks=range(0, 101, 25))
         ax.set_ylim(-12, 105)
         ax.tick_params(axis="y", labelsize=8)
         if index % columns == 0:
             ax.set_ylabel("A_avg (%)", fontsize=8)
         ax.set_title(wrapped_label(f"{model} / {strategy}", 48), fontsize=9)
-    handles = [_legend_handle(series_style(i), label(m)) for i, m in enumerate(modalities)]
+    handles = [legend_handle(series_style(i), label(m)) for i, m in enumerate(modalities)]
     handles.append(Line2D([], [], linestyle="none", marker="x", color=NA_COLOUR, label="no cells on topic"))
     fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 7), fontsize=8,
                frameon=False, title=f"modality (interval bars from {MIN_INTERVAL_SEEDS} seeds up)",
                title_fontsize=8)  # fmt: skip
-    _say_what_is_shown(fig, panels_note, topics_note)
-    return _saved(fig)
+    say_what_is_shown(fig, panels_note, topics_note)
+    return saved_png(fig)
 
 
 def rr_by_series(table: pd.DataFrame) -> bytes:
@@ -191,18 +191,20 @@ def rr_by_series(table: pd.DataFrame) -> bytes:
     models = sorted(map(str, table[Column.model].unique())) if not table.empty else []
     strategies = sorted(map(str, table[Column.strategy].unique())) if not table.empty else []
     modalities = modality_order(table[Column.modality].unique()) if not table.empty else []
-    modalities, modalities_note = _first(modalities, len(PALETTE), "modalities")
+    modalities, modalities_note = first_shown(modalities, len(PALETTE), "modalities")
     row_height = 0.2 + 0.12 * max(len(modalities), 1)
-    strategies, strategies_note = _first(strategies, max(1, int(MAX_ROWS * 0.25 / row_height)), "strategies")
+    strategies, strategies_note = first_shown(
+        strategies, max(1, int(MAX_ROWS * 0.25 / row_height)), "strategies"
+    )
     columns = 1 if len(models) <= 1 else 2
     panel_height = 0.8 + row_height * max(len(strategies), 1)
-    models, models_note = _first(models, _fitting(len(models), columns, panel_height, 0.6), "models")
+    models, models_note = first_shown(models, fitting(len(models), columns, panel_height, 0.6), "models")
     panel_rows = math.ceil(max(len(models), 1) / columns)
-    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.6 + panel_rows * panel_height))
+    fig, axes = panel_grid(max(len(models), 1), columns, (WIDTH, 0.6 + panel_rows * panel_height))
     step = 0.8 / max(len(modalities), 1)
     for index, (ax, model) in enumerate(zip(axes, models, strict=False)):
         group = table[table[Column.model].astype(str) == model]
-        points = _Points(-0.08, horizontal=True, size=5)
+        points = Points(-0.08, horizontal=True, size=5)
         for row, strategy in enumerate(strategies):
             y0 = len(strategies) - 1 - row
             for i, modality in enumerate(modalities):
@@ -224,20 +226,20 @@ def rr_by_series(table: pd.DataFrame) -> bytes:
         ax.set_yticks(range(len(strategies))[::-1], names if index % columns == 0 else [""] * len(names),
                       fontsize=8)  # fmt: skip
         ax.set_ylim(-0.5, len(strategies) - 0.5)
-        _na_strip(ax, -0.14, -0.02, horizontal=True, ticks=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        na_strip(ax, -0.14, -0.02, horizontal=True, ticks=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
         ax.set_xlim(-0.14, 1.05)
         ax.tick_params(axis="x", labelsize=8)
         ax.set_xlabel("RR = A_wst / A_avg", fontsize=8)
         ax.set_title(wrapped_label(model, 60), fontsize=10)
-    handles = [_legend_handle(series_style(i), label(m)) for i, m in enumerate(modalities)]
+    handles = [legend_handle(series_style(i), label(m)) for i, m in enumerate(modalities)]
     handles += [
-        _legend_handle(("#444444", "o"), "RR undefined (A_avg = 0)", hollow=True),
+        legend_handle(("#444444", "o"), "RR undefined (A_avg = 0)", hollow=True),
         Line2D([], [], linestyle="none", marker="x", color=NA_COLOUR, label="not run"),
     ]
     fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 7), fontsize=8,
                frameon=False)  # fmt: skip
-    _say_what_is_shown(fig, models_note, strategies_note, modalities_note)
-    return _saved(fig)
+    say_what_is_shown(fig, models_note, strategies_note, modalities_note)
+    return saved_png(fig)
 
 
 GAP_ROWS_PER_FIGURE = 80  # a longer list of tasks is split evenly over several figures
@@ -254,7 +256,7 @@ def modality_gaps(gaps: pd.DataFrame, rows_per_figure: int = GAP_ROWS_PER_FIGURE
         return []
     pivot = gaps.pivot_table(index="task", columns=Column.model, values="gap", aggfunc="mean", dropna=False)
     pivot = (pivot * 100).loc[(pivot.mean(axis=1)).sort_values(ascending=False, kind="stable").index]
-    tasks, tasks_note = _first(list(pivot.index), rows_per_figure * GAP_FIGURES, "tasks")
+    tasks, tasks_note = first_shown(list(pivot.index), rows_per_figure * GAP_FIGURES, "tasks")
     if tasks_note:  # keep the largest gaps either way: the top and the bottom of the sorted list
         half = len(tasks) // 2
         pivot = pd.concat([pivot.iloc[: len(tasks) - half], pivot.iloc[len(pivot) - half :]])
@@ -263,13 +265,13 @@ def modality_gaps(gaps: pd.DataFrame, rows_per_figure: int = GAP_ROWS_PER_FIGURE
     size = math.ceil(len(pivot) / count)
     pages = [pivot.iloc[i : i + size] for i in range(0, len(pivot), size)]
     panel_height = 0.7 + 0.2 * size
-    fit = _fitting(pivot.shape[1], 3, panel_height, 0.7)
-    models, models_note = _first(list(pivot.columns), fit, "models")
+    fit = fitting(pivot.shape[1], 3, panel_height, 0.7)
+    models, models_note = first_shown(list(pivot.columns), fit, "models")
     out = []
     for number, page in enumerate(pages, start=1):
         columns = min(len(models), 3)
         rows = math.ceil(len(models) / columns)
-        fig, axes = _panels(len(models), columns, (WIDTH, 0.7 + rows * (0.7 + 0.2 * len(page))))
+        fig, axes = panel_grid(len(models), columns, (WIDTH, 0.7 + rows * (0.7 + 0.2 * len(page))))
         y = np.arange(len(page))[::-1]
         for index, (ax, model) in enumerate(zip(axes, models, strict=True)):
             stems: dict[str, list[tuple[float, float]]] = {}  # a colour's dots, drawn in one call
@@ -297,8 +299,8 @@ def modality_gaps(gaps: pd.DataFrame, rows_per_figure: int = GAP_ROWS_PER_FIGURE
             ax.set_title(wrapped_label(model, 40), fontsize=9)
         part = f" (part {number} of {len(pages)})" if len(pages) > 1 else ""
         fig.suptitle(f"Modality gap per task on the same items{part}; n/a: not measured", fontsize=9)
-        _say_what_is_shown(fig, models_note, tasks_note)
-        out.append(_saved(fig))
+        say_what_is_shown(fig, models_note, tasks_note)
+        out.append(saved_png(fig))
     return out
 
 
@@ -306,11 +308,11 @@ def error_types(distribution: pd.DataFrame, label_columns: Sequence[str]) -> byt
     """Stacked shares of first-error types per group, from process evaluation; a group with no judged
     solution says so instead of showing an empty bar."""
     kinds = [c for c in distribution.columns if c not in [*label_columns, "judged"]]
-    kept, groups_note = _first(range(len(distribution)), MAX_ROWS, "groups")
+    kept, groups_note = first_shown(range(len(distribution)), MAX_ROWS, "groups")
     distribution = distribution.iloc[kept]
     records = distribution.to_dict("records")
     names = [short_label(" / ".join(str(r[c]) for c in label_columns), 48) for r in records]
-    fig, (ax,) = _panels(1, 1, (WIDTH, 1.4 + 0.28 * len(distribution)))
+    fig, (ax,) = panel_grid(1, 1, (WIDTH, 1.4 + 0.28 * len(distribution)))
     y = np.arange(len(distribution))[::-1]
     totals = distribution[kinds].sum(axis=1).to_numpy(float)
     left = np.zeros(len(distribution))
@@ -328,8 +330,8 @@ def error_types(distribution: pd.DataFrame, label_columns: Sequence[str]) -> byt
     ax.set_xlabel("share of judged solutions (%)", fontsize=8)
     ax.set_title("First wrong step by error type", fontsize=10)
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize=7, frameon=False)
-    _say_what_is_shown(fig, groups_note)
-    return _saved(fig)
+    say_what_is_shown(fig, groups_note)
+    return saved_png(fig)
 
 
 def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
@@ -349,14 +351,14 @@ def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
     arms_notes = set()
     for model, arms in counts.items():
         arms.sort(key=lambda a: (a[0], order.index(a[1])))
-        counts[model], note = _first(arms, MAX_ROWS, "arms")
+        counts[model], note = first_shown(arms, MAX_ROWS, "arms")
         arms_notes.add(note)
     rows = max((len(v) for v in counts.values()), default=1)
     columns = 1 if len(models) <= 1 else 2
     panel_height = 0.8 + 0.24 * rows
-    models, models_note = _first(models, _fitting(len(models), columns, panel_height, 0.3), "models")
+    models, models_note = first_shown(models, fitting(len(models), columns, panel_height, 0.3), "models")
     panel_rows = math.ceil(max(len(models), 1) / columns)
-    fig, axes = _panels(max(len(models), 1), columns, (WIDTH, 0.3 + panel_rows * panel_height))
+    fig, axes = panel_grid(max(len(models), 1), columns, (WIDTH, 0.3 + panel_rows * panel_height))
     for ax, model in zip(axes, models, strict=False):
         arms = counts[model]
         names = [short_label(f"{s} / {m}", 34) for s, m, _ in arms]
@@ -374,8 +376,8 @@ def correct_variants_per_seed(graded: pd.DataFrame) -> bytes:
         ax.set_xticks(range(most + 1), [str(k) for k in range(most + 1)], fontsize=8)
         ax.set_xlabel("variants answered correctly (first repeat); cells: number of seeds", fontsize=8)
         ax.set_title(wrapped_label(model, 60), fontsize=10)
-    _say_what_is_shown(fig, models_note, max(arms_notes, default="", key=len))
-    return _saved(fig)
+    say_what_is_shown(fig, models_note, max(arms_notes, default="", key=len))
+    return saved_png(fig)
 
 
 def forest(comparisons: pd.DataFrame) -> bytes:

@@ -7,19 +7,16 @@ verdict (`judge_extract`); 3: the composed record (`isodyn.runs.record`), every 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, make_dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from isodyn.core import AnswerType
 from isodyn.runs.calls import Call
 from isodyn.scoring import DEFAULT_GRADER, Tolerance
 from isodyn.scoring.extract import NONE_FOUND
-
-if TYPE_CHECKING:
-    from isodyn.runs.record import CellResult
 
 SCHEMA_VERSION = 3
 GRADED = ("ok", "extraction_failed", "truncated")  # reasons of a cell whose reply was graded
@@ -169,15 +166,6 @@ def _field(column: FlatColumn) -> tuple[str, Any, Any]:
 
 # The columns as a dataclass: what the reader checks each line against (`results.record_check`).
 Row = make_dataclass("Row", [_field(c) for c in COLUMNS], frozen=True)
-
-
-def flat_reader(columns: tuple[FlatColumn, ...] = COLUMNS) -> Callable[[CellResult], dict[str, Any]]:
-    """The function from a record to its columns, compiled from their sources: one dict display, as
-    fast as one written by hand (it runs for every row a run writes)."""
-    display = ", ".join(f"{c.name!r}: record.{c.source}" for c in columns)
-    namespace: dict[str, Any] = {}
-    exec(f"def flat(record):\n    return {{{display}}}", namespace)
-    return namespace["flat"]  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True)

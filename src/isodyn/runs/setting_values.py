@@ -22,7 +22,7 @@ class SecretValueError(ConfigError):
         self.masked = masked
 
 
-def _split(value: str) -> tuple[str, ...]:
+def parse_split(value: str) -> tuple[str, ...]:
     """A comma list's items, in order, each once: `modalities=latex,latex` plans each cell once."""
     items = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
     if not items:
@@ -64,7 +64,7 @@ def positive_float(value: str) -> float:
     return number
 
 
-def _per_minute(value: str) -> float:
+def parse_per_minute(value: str) -> float:
     number = positive_int(value)
     if number > 10**12:  # float() of a 400-digit number raises OverflowError, not a ValueError
         raise ConfigError("must be at most 1,000,000,000,000")
@@ -74,14 +74,14 @@ def _per_minute(value: str) -> float:
 MAX_TIMEOUT_S = 86_400.0  # a day: beyond it a call is not waited for, it is lost
 
 
-def _timeout(value: str) -> float:
+def parse_timeout(value: str) -> float:
     number = positive_float(value)
     if number > MAX_TIMEOUT_S:
         raise ConfigError(f"must be at most {MAX_TIMEOUT_S:,.0f} seconds")
     return number
 
 
-def _env_name(value: str) -> str:
+def parse_env_name(value: str) -> str:
     """The name of an environment variable (its value, a secret, is read only when calling)."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
         raise ConfigError("must be the name of an environment variable, e.g. MY_SERVER_KEY")
@@ -100,7 +100,7 @@ def _check_key(name: str, key: str) -> None:
         raise ConfigError(f"the value of {name} holds a space, line break or control character")
 
 
-def _api_base(value: str) -> str:
+def parse_api_base(value: str) -> str:
     """Server addresses as written, less trailing slashes (`.../v1/` and `.../v1` are one server);
     several (replicas of one model server) are comma-separated, each checked, duplicates dropped."""
     addresses = []
@@ -113,7 +113,7 @@ def _api_base(value: str) -> str:
     return ",".join(dict.fromkeys(addresses))
 
 
-def _shard(value: str) -> tuple[int, int]:
+def parse_shard(value: str) -> tuple[int, int]:
     """`i/N`: shard i (1..N) of N."""
     index, sep, count = value.partition("/")
     if not sep or not index.strip().isdigit() or not count.strip().isdigit():
@@ -126,7 +126,7 @@ def _shard(value: str) -> tuple[int, int]:
     return i, n
 
 
-def _batch_fallback(value: str) -> str:
+def parse_batch_fallback(value: str) -> str:
     if value not in ("live", "undone"):
         raise ConfigError("must be live (failed batch items are called live) or undone (left for later)")
     return value
@@ -164,7 +164,7 @@ def check_server_address(address: str) -> None:
         raise refuse("it has a ?query or #fragment")
 
 
-def _boolean(value: str) -> bool:
+def parse_boolean(value: str) -> bool:
     lowered = value.lower()
     if lowered in ("1", "true", "yes", "on"):
         return True
@@ -173,23 +173,23 @@ def _boolean(value: str) -> bool:
     raise ConfigError("must be 1/0, true/false or yes/no")
 
 
-def _modalities(value: str) -> tuple[Modality, ...]:
+def parse_modalities(value: str) -> tuple[Modality, ...]:
     valid = {m.value: m for m in Modality}
     chosen = []
-    for item in _split(value):
+    for item in parse_split(value):
         if item not in valid:
             raise ConfigError(f"unknown modality {item!r}; valid: {', '.join(valid)}")
         chosen.append(valid[item])
     return tuple(chosen)
 
 
-def _vision(value: str) -> str:
+def parse_vision(value: str) -> str:
     if value in ("auto", "yes", "no"):
         return value
-    return ",".join(_split(value))  # models that read images
+    return ",".join(parse_split(value))  # models that read images
 
 
-def _temperature(value: str) -> float:
+def parse_temperature(value: str) -> float:
     number = finite_float(value)
     if not 0.0 <= number <= 2.0:
         raise ConfigError("must be between 0 and 2")

@@ -53,25 +53,25 @@ class Arm:
         return f"{self.model} · {self.strategy} · {self.modality.value}"
 
 
-def _by_arm(trials: Iterable[Trial]) -> dict[Arm, list[Trial]]:
+def by_arm(trials: Iterable[Trial]) -> dict[Arm, list[Trial]]:
     groups: dict[Arm, list[Trial]] = defaultdict(list)
     for trial in trials:
         groups[Arm.of(trial.unit)].append(trial)
     return dict(sorted(groups.items()))
 
 
-def _by_unit(trials: Iterable[Trial]) -> dict[Unit, list[Trial]]:
+def by_unit(trials: Iterable[Trial]) -> dict[Unit, list[Trial]]:
     groups: dict[Unit, list[Trial]] = defaultdict(list)
     for trial in trials:
         groups[trial.unit].append(trial)
     return dict(sorted(groups.items(), key=lambda item: item[0].seed_id))
 
 
-def _nan_interval() -> Interval:
+def nan_interval() -> Interval:
     return Interval(math.nan, math.nan, math.nan)
 
 
-def _draws(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_draws(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
     """`resample_means` in chunks small enough for wide `values` (resamples x columns out)."""
     rows, columns = values.shape
     chunk = max(1, _CHUNK_ENTRIES // max(1, rows * columns))
@@ -79,7 +79,7 @@ def _draws(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.n
     return np.concatenate(out) if out else np.empty((0, columns))
 
 
-def _interval(point: float, draws: np.ndarray) -> Interval:
+def draws_interval(point: float, draws: np.ndarray) -> Interval:
     return Interval(point, *percentile_interval(draws, LEVEL))
 
 
@@ -109,7 +109,7 @@ class Curve:
     def at(self, tried: int) -> Interval:
         """The worst case after `tried` variants; past the longest unit, every seed's last value."""
         if not self.points or tried < 1:
-            return _nan_interval()
+            return nan_interval()
         i = min(tried, len(self.points)) - 1
         return Interval(self.points[i], self.low[i], self.high[i])
 
@@ -129,14 +129,14 @@ def worst_case_curve(
 ) -> list[Curve]:
     """One curve per arm for `searcher`'s trials (see `Curve`); arms with no answered trial are left out."""
     curves = []
-    for arm, group in _by_arm(t for t in trials if t.searcher is searcher).items():
-        paths = [_robust_path(unit_trials) for unit_trials in _by_unit(group).values()]
+    for arm, group in by_arm(t for t in trials if t.searcher is searcher).items():
+        paths = [_robust_path(unit_trials) for unit_trials in by_unit(group).values()]
         kept = [p for p in paths if p]
         if not kept:
             continue
         longest = max(len(p) for p in kept)
         matrix = np.array([p + [p[-1]] * (longest - len(p)) for p in kept])  # carry the last value forward
-        draws = _draws(matrix, resamples, np.random.default_rng(seed))
+        draws = bootstrap_draws(matrix, resamples, np.random.default_rng(seed))
         bands = [percentile_interval(draws[:, i], LEVEL) for i in range(longest)]
         curves.append(
             Curve(
@@ -183,9 +183,9 @@ class Gap:
 
 def dynamath_gap(trials: Sequence[Trial], resamples: int = 2000, seed: int = 0) -> list[Gap]:
     gaps = []
-    for arm, group in _by_arm(t for t in trials if t.searcher in OWN).items():
+    for arm, group in by_arm(t for t in trials if t.searcher in OWN).items():
         robust_before, robust_after, fallen, left_out = [], [], [], 0
-        for unit, unit_trials in _by_unit(group).items():
+        for unit, unit_trials in by_unit(group).items():
             answered = [t for t in unit_trials if t.answered]
             baseline = [t for t in answered if t.searcher is Searcher.BASELINE]
             if not baseline:
@@ -198,19 +198,19 @@ def dynamath_gap(trials: Sequence[Trial], resamples: int = 2000, seed: int = 0) 
             if before and not after:
                 fallen.append(unit.seed_id)
         if not robust_before:
-            gaps.append(Gap(arm, 0, _nan_interval(), _nan_interval(), _nan_interval(), (), left_out))
+            gaps.append(Gap(arm, 0, nan_interval(), nan_interval(), nan_interval(), (), left_out))
             continue
         before_a, after_a = np.array(robust_before), np.array(robust_after)
         # One set of seed resamples for all three, so the difference's interval is paired.
-        draws = _draws(np.column_stack([before_a, after_a, before_a - after_a]), resamples,
+        draws = bootstrap_draws(np.column_stack([before_a, after_a, before_a - after_a]), resamples,
                        np.random.default_rng(seed))  # fmt: skip
         gaps.append(
             Gap(
                 arm=arm,
                 seeds=len(before_a),
-                baseline=_interval(float(before_a.mean()), draws[:, 0]),
-                searched=_interval(float(after_a.mean()), draws[:, 1]),
-                overestimate=_interval(float((before_a - after_a).mean()), draws[:, 2]),
+                baseline=draws_interval(float(before_a.mean()), draws[:, 0]),
+                searched=draws_interval(float(after_a.mean()), draws[:, 1]),
+                overestimate=draws_interval(float((before_a - after_a).mean()), draws[:, 2]),
                 fallen=tuple(sorted(fallen)),
                 left_out=left_out,
             )
@@ -277,7 +277,7 @@ def _outcome(arm: Arm, searcher: Searcher | None, trials: Sequence[Trial]) -> Ou
 def outcomes(trials: Sequence[Trial], per_searcher: bool = False) -> list[Outcomes]:
     """Per arm (and per searcher when `per_searcher`; TRANSFER trials are always counted apart)."""
     found = []
-    for arm, group in _by_arm(trials).items():
+    for arm, group in by_arm(trials).items():
         if per_searcher:
             for searcher in Searcher:
                 mine = [t for t in group if t.searcher is searcher]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from isodyn.search.analysis import OWN, _by_arm, _by_unit
+from isodyn.search.analysis import OWN, by_arm, by_unit
 from isodyn.search.trials import Searcher, Trial, TrialStatus, Unit
 
 # Before saying what failures share, a unit needs this many confirmed failures and this many passes:
@@ -226,8 +226,8 @@ def explain(trials: Sequence[Trial]) -> list[Explanation]:
     """Per unit (a seed of one arm; TRANSFER trials left out): the params of CONFIRMED trials
     against PASSED ones, ranked by effect. Flukes and unclear replies are neither."""
     explanations = []
-    for _, group in _by_arm(t for t in trials if t.searcher in OWN).items():
-        for unit, unit_trials in _by_unit(group).items():
+    for _, group in by_arm(t for t in trials if t.searcher in OWN).items():
+        for unit, unit_trials in by_unit(group).items():
             failed = [t for t in unit_trials if t.status is TrialStatus.CONFIRMED]
             passed = [t for t in unit_trials if t.status is TrialStatus.PASSED]
             enough = len(failed) >= MIN_EACH and len(passed) >= MIN_EACH

@@ -12,7 +12,7 @@ from isodyn.analysis.markdown import markdown_table
 from isodyn.search.analysis import VariationEffect
 from isodyn.search.explanations import MIN_EACH, CategoryFeature, Explanation, Feature, NumberFeature
 from isodyn.search.number_sizes import NumberSizes, Quantiles
-from isodyn.search.report_cells import _arm_columns, _arm_text, _cut, _estimate, _number, _share
+from isodyn.search.report_cells import arm_columns, arm_text, cut_text, estimate_text, number_text, share_text
 from isodyn.search.transfer import Transfer
 from isodyn.textsafe import markdown_text
 
@@ -27,7 +27,7 @@ def _feature_row(feature: Feature) -> dict[str, str]:
         }
     assert isinstance(feature, CategoryFeature)
     return {
-        "feature": f"{feature.name} = {_cut(feature.value, 40)}",
+        "feature": f"{feature.name} = {cut_text(feature.value, 40)}",
         "in failures": f"{feature.share_failed:.0%} of {feature.failed}",
         "in passes": f"{feature.share_passed:.0%} of {feature.passed}",
         "effect": f"+{feature.effect * 100:.0f} points",
@@ -64,7 +64,7 @@ def _explanation(explanation: Explanation) -> list[str]:
     return lines
 
 
-def _explanations(explanations: Sequence[Explanation]) -> list[str]:
+def explanations_section(explanations: Sequence[Explanation]) -> list[str]:
     lines = [
         "## What the failures share",
         "",
@@ -89,10 +89,10 @@ def _explanations(explanations: Sequence[Explanation]) -> list[str]:
 
 
 def _quantiles(q: Quantiles) -> str:
-    return f"{_number(q.q10, 2)} / {_number(q.q50, 2)} / {_number(q.q90, 2)}"
+    return f"{number_text(q.q10, 2)} / {number_text(q.q50, 2)} / {number_text(q.q90, 2)}"
 
 
-def _sizes(sizes: Sequence[NumberSizes], referenced: bool) -> list[str]:
+def sizes_section(sizes: Sequence[NumberSizes], referenced: bool) -> list[str]:
     lines = [
         "## Number sizes",
         "",
@@ -108,18 +108,18 @@ def _sizes(sizes: Sequence[NumberSizes], referenced: bool) -> list[str]:
         return [*lines, "_(no confirmed failures)_", ""]
     rows = [
         {
-            **_arm_columns(s.arm),
+            **arm_columns(s.arm),
             "failures": s.failures,
             "seeds": s.seeds,
             "failures' sizes": _quantiles(s.failed),
             "random variants' sizes": _quantiles(s.reference),
-            "mean percentile": _estimate(s.percentile, s.seeds),
+            "mean percentile": estimate_text(s.percentile, s.seeds),
             "left out (no reference)": s.unreferenced,
         }
         for s in sizes
     ]
     lines += [markdown_table(pd.DataFrame(rows)), ""]
-    lines += [f"- In {_arm_text(s.arm)}: {s.verdict}." for s in sizes]
+    lines += [f"- In {arm_text(s.arm)}: {s.verdict}." for s in sizes]
     return [*lines, ""]
 
 
@@ -128,18 +128,18 @@ def _transfer_sentence(transfer: Transfer) -> str:
     target = markdown_text(transfer.target)
     sentence = (
         f"- {transfer.failed} of {transfer.asked} hard variants found on {source} "
-        f"({_share(transfer.failed, transfer.asked)}) also failed on {target}"
+        f"({share_text(transfer.failed, transfer.asked)}) also failed on {target}"
     )
     failing, covered = transfer.target_failing_seeds, transfer.covered_seeds
     if failing is not None and covered is not None:
         sentence += (
             f"; they cover {covered} of the {failing} seeds the search on {target} itself failed on "
-            f"({_share(covered, failing)})"
+            f"({share_text(covered, failing)})"
         )
     return sentence + "."
 
 
-def _transfers(transfers: Sequence[Transfer]) -> list[str]:
+def transfers_section(transfers: Sequence[Transfer]) -> list[str]:
     lines = [
         "## Transfer",
         "",
@@ -158,7 +158,7 @@ def _transfers(transfers: Sequence[Transfer]) -> list[str]:
             "modality": t.modality.value,
             "hard variants": t.asked,
             "failed": t.failed,
-            "share": _share(t.failed, t.asked),
+            "share": share_text(t.failed, t.asked),
             "flukes": t.flukes,
             "unclear": t.unclear,
             "own failing seeds covered": "–"
@@ -170,7 +170,7 @@ def _transfers(transfers: Sequence[Transfer]) -> list[str]:
     return [*lines, "", markdown_table(pd.DataFrame(rows)), ""]
 
 
-def _variation_effects(effects: Sequence[VariationEffect]) -> list[str]:
+def variation_effects_section(effects: Sequence[VariationEffect]) -> list[str]:
     lines = [
         "## Which variation types the failures depend on",
         "",
@@ -190,7 +190,7 @@ def _variation_effects(effects: Sequence[VariationEffect]) -> list[str]:
                 "changes": e.changes,
                 "still failing": e.still_failing,
                 "passed": e.passed,
-                "passed share": _number(e.repair_rate, 2),
+                "passed share": number_text(e.repair_rate, 2),
             }
             for e in effects
         ]

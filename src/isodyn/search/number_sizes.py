@@ -13,7 +13,7 @@ import numpy as np
 
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS
 from isodyn.analysis.stats import Interval
-from isodyn.search.analysis import OWN, Arm, _by_arm, _by_unit, _draws, _interval, _nan_interval
+from isodyn.search.analysis import OWN, Arm, bootstrap_draws, by_arm, by_unit, draws_interval, nan_interval
 from isodyn.search.explanations import MIN_EACH, number_size
 from isodyn.search.trials import Trial
 
@@ -85,9 +85,9 @@ def number_sizes(
     """Per arm, the confirmed failures of its own search (not TRANSFER) against `reference`
     (seed id -> params of plain random variants of that seed), each failure within its own seed."""
     found = []
-    for arm, group in _by_arm(t for t in trials if t.searcher in OWN and t.confirmed).items():
+    for arm, group in by_arm(t for t in trials if t.searcher in OWN and t.confirmed).items():
         sums, counts, failed_sizes, reference_sizes, unreferenced = [], [], [], [], 0
-        for unit, unit_trials in _by_unit(group).items():
+        for unit, unit_trials in by_unit(group).items():
             plain = sorted(number_size(p) for p in reference.get(unit.seed_id, ()))
             if not plain:
                 unreferenced += len(unit_trials)
@@ -98,12 +98,12 @@ def number_sizes(
             counts.append(float(len(sizes)))
             failed_sizes += sizes
             reference_sizes += plain
-        percentile = _nan_interval()
+        percentile = nan_interval()
         if counts:
             per_seed = np.column_stack([sums, counts])
-            draws = _draws(per_seed, resamples, np.random.default_rng(seed))
+            draws = bootstrap_draws(per_seed, resamples, np.random.default_rng(seed))
             # A ratio of resampled sums: each failure weighs the same, seeds are the clusters.
-            percentile = _interval(sum(sums) / sum(counts), draws[:, 0] / draws[:, 1])
+            percentile = draws_interval(sum(sums) / sum(counts), draws[:, 0] / draws[:, 1])
         failures = int(sum(counts))
         found.append(
             NumberSizes(

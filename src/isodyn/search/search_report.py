@@ -31,9 +31,22 @@ from isodyn.search.analysis import (
     variation_effects,
 )
 from isodyn.search.explanations import explain
-from isodyn.search.failure_sections import _explanations, _sizes, _transfers, _variation_effects
+from isodyn.search.failure_sections import (
+    explanations_section,
+    sizes_section,
+    transfers_section,
+    variation_effects_section,
+)
 from isodyn.search.number_sizes import number_sizes
-from isodyn.search.report_cells import _arm_columns, _arm_text, _cut, _estimate, _figure_link, _number, _share
+from isodyn.search.report_cells import (
+    arm_columns,
+    arm_text,
+    cut_text,
+    estimate_text,
+    figure_link,
+    number_text,
+    share_text,
+)
 from isodyn.search.transfer import transfer_share
 from isodyn.search.trials import Searcher, Trial
 from isodyn.textsafe import markdown_text
@@ -79,18 +92,18 @@ def _searched(given: SearchReportInput) -> list[str]:
     cached = sum(c.cached_calls for c in counts)
     lines += [
         f"{units} units (model × strategy × modality × seed), {len(given.trials)} trials, {calls} calls "
-        f"spent, {_share(cached, calls)} of them from the cache.",
+        f"spent, {share_text(cached, calls)} of them from the cache.",
         "",
     ]
     rows = [
         {
-            **_arm_columns(c.arm),
+            **arm_columns(c.arm),
             "searcher": str(c.searcher),
             "units": c.units,
             "trials": c.trials,
             "answered": c.answered,
             "calls": c.calls,
-            "cached": _share(c.cached_calls, c.calls),
+            "cached": share_text(c.cached_calls, c.calls),
         }
         for c in counts
     ]
@@ -112,29 +125,29 @@ def _curves(given: SearchReportInput, curves: Sequence[Curve]) -> list[str]:
     marks = [t for t in TRIED_MARKS if t < bound] + [bound]
     rows = [
         {
-            **_arm_columns(c.arm),
+            **arm_columns(c.arm),
             "searcher": str(c.searcher),
             "seeds": c.seeds,
-            **{f"t = {t}": _estimate(c.at(t), c.seeds) for t in marks},
+            **{f"t = {t}": estimate_text(c.at(t), c.seeds) for t in marks},
         }
         for c in curves
     ]
     lines += [markdown_table(pd.DataFrame(rows)), ""]
     if given.curves_figure:
-        lines += [_figure_link("Worst-case accuracy against variants tried", given.curves_figure), ""]
+        lines += [figure_link("Worst-case accuracy against variants tried", given.curves_figure), ""]
     return lines
 
 
 def _gap_sentence(gap: Gap, n: int) -> str:
-    points = _number(gap.overestimate.estimate * 100, 1)
+    points = number_text(gap.overestimate.estimate * 100, 1)
     if gap.seeds >= MIN_INTERVAL_SEEDS:
-        low, high = _number(gap.overestimate.low * 100, 1), _number(gap.overestimate.high * 100, 1)
+        low, high = number_text(gap.overestimate.low * 100, 1), number_text(gap.overestimate.high * 100, 1)
         how_sure = f"(95% CI {low} to {high})"
     else:
         how_sure = f"(too few seeds for an interval: {gap.seeds})"
     return (
         f"- DynaMath's {n}-variant worst case overestimates robustness by {points} points "
-        f"{how_sure} for {_arm_text(gap.arm)}."
+        f"{how_sure} for {arm_text(gap.arm)}."
     )
 
 
@@ -150,14 +163,14 @@ def _gaps(gaps: Sequence[Gap], n: int = DYNAMATH_VARIANTS) -> list[str]:
     ]
     measured = [g for g in gaps if g.seeds]
     lines += [_gap_sentence(g, n) for g in measured]
-    lines += [f"- No baseline trials for {_arm_text(g.arm)}: left out." for g in gaps if not g.seeds]
+    lines += [f"- No baseline trials for {arm_text(g.arm)}: left out." for g in gaps if not g.seeds]
     rows = [
         {
-            **_arm_columns(g.arm),
+            **arm_columns(g.arm),
             "seeds": g.seeds,
-            f"A_wst ({n} variants)": _estimate(g.baseline, g.seeds),
-            "A_wst (searched)": _estimate(g.searched, g.seeds),
-            "overestimate (points)": _estimate(g.overestimate, g.seeds, 100, 1),
+            f"A_wst ({n} variants)": estimate_text(g.baseline, g.seeds),
+            "A_wst (searched)": estimate_text(g.searched, g.seeds),
+            "overestimate (points)": estimate_text(g.overestimate, g.seeds, 100, 1),
             "seeds fell": len(g.fallen),
             "left out (no baseline)": g.left_out,
         }
@@ -180,7 +193,7 @@ def _fallen(gaps: Sequence[Gap]) -> list[str]:
         robust = round(gap.baseline.estimate * gap.seeds)
         listed = ", ".join(markdown_text(s) for s in gap.fallen[:LISTED_SEEDS])
         more = f" and {len(gap.fallen) - LISTED_SEEDS} more" if len(gap.fallen) > LISTED_SEEDS else ""
-        lines.append(f"- In {_arm_text(gap.arm)}, {len(gap.fallen)} of {robust} robust seeds: {listed}{more}")
+        lines.append(f"- In {arm_text(gap.arm)}, {len(gap.fallen)} of {robust} robust seeds: {listed}{more}")
     return [*lines, ""]
 
 
@@ -191,7 +204,7 @@ def _flukes(trials: Sequence[Trial]) -> list[str]:
     not_confirmed = sum(c.not_confirmed for c in own)
     rows = [
         {
-            **_arm_columns(c.arm),
+            **arm_columns(c.arm),
             "trials": "transfer" if c.searcher else "own search",
             "answered": c.answered,
             "candidate failures": c.candidates,
@@ -233,13 +246,13 @@ def _hard_set(trials: Sequence[Trial], rows: int) -> list[str]:
     table = pd.DataFrame(
         [
             {
-                **_arm_columns(Arm.of(t.unit)),
+                **arm_columns(Arm.of(t.unit)),
                 "seed": t.unit.seed_id,
                 "searcher": str(t.searcher),
                 "trial": t.number,
                 "variant": _variant(t),
-                "truth": _cut(t.answer),
-                "replies": " / ".join(_cut(a.extracted, 40) for a in t.asks),
+                "truth": cut_text(t.answer),
+                "replies": " / ".join(cut_text(a.extracted, 40) for a in t.asks),
             }
             for t in found[:rows]
         ]
@@ -261,14 +274,14 @@ def search_report(outcome: SearchReportInput) -> str:
     baseline = [t.number + 1 for t in trials if t.searcher is Searcher.BASELINE]
     lines += _gaps(gaps, max(baseline, default=DYNAMATH_VARIANTS))
     lines += _fallen(gaps)
-    lines += _explanations(explain(trials))
-    lines += _variation_effects(variation_effects(trials, outcome.declared))
-    lines += _sizes(
+    lines += explanations_section(explain(trials))
+    lines += variation_effects_section(variation_effects(trials, outcome.declared))
+    lines += sizes_section(
         number_sizes(trials, outcome.reference, outcome.resamples, outcome.seed), bool(outcome.reference)
     )
     lines += _flukes(trials)
     lines += _hard_set(trials, outcome.hard_set_rows)
-    lines += _transfers(transfer_share(trials))
+    lines += transfers_section(transfer_share(trials))
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

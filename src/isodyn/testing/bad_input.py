@@ -53,7 +53,7 @@ class Outcome:
         )
 
 
-def _closed_port() -> int:
+def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -87,7 +87,7 @@ def in_subprocess(words: list[str], env: dict[str, str], cwd: Path) -> Finished:
 def run_case(case: Case, scratch: Path, invoke: Invoke = in_subprocess) -> Outcome:
     """Run one case in `scratch` (made empty by the caller) and say what happened."""
     extra = case.setup(scratch) if case.setup else []
-    words = [w.format(scratch=scratch, port=_closed_port()) for w in case.words] + extra
+    words = [w.format(scratch=scratch, port=closed_port()) for w in case.words] + extra
     env = {k: v for k, v in os.environ.items() if k not in KEYS}
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     done = invoke(words, env, scratch)

@@ -9,7 +9,7 @@ import json
 import socket
 from pathlib import Path
 
-from isodyn.testing.bad_input import Case, Setup, _closed_port
+from isodyn.testing.bad_input import Case, Setup, closed_port
 
 # Listening sockets the replica case opened: kept open until the process ends, since a case has no
 # teardown and the command (in this process or a child) must find the port answering.
@@ -24,7 +24,7 @@ def _one_replica_down(scratch: Path) -> list[str]:
     listening.listen()
     _LISTENING.append(listening)
     live = listening.getsockname()[1]
-    return [f"api_base=http://127.0.0.1:{live}/v1,http://127.0.0.1:{_closed_port()}/v1"]
+    return [f"api_base=http://127.0.0.1:{live}/v1,http://127.0.0.1:{closed_port()}/v1"]
 
 
 def _file(name: str, content: bytes | str) -> Setup:
