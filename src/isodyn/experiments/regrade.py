@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from isodyn.cache import ResponseCache
+from isodyn.cache.folder import Stores
 from isodyn.core import AnswerType
 from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss, error_reason, redact
 from isodyn.models.requests import CUT_OFF, ModelRequest
@@ -309,7 +310,7 @@ async def process_evaluate(
 
 
 def open_client(cache_dir: Path) -> tuple[CachedClient, ResponseCache]:
-    store = ResponseCache(cache_dir / "responses")
+    store = ResponseCache(Stores(cache_dir).responses)
     return CachedClient(store), store
 
 
