@@ -28,6 +28,7 @@ from pathlib import Path
 
 import isodyn.experiments.llm as llm
 import isodyn.experiments.runner as runner
+from isodyn.cache.folder import Stores
 from isodyn.cache.stores import open_store
 from isodyn.experiments.plan import plan_experiment
 from isodyn.experiments.runner import execute
@@ -182,7 +183,7 @@ def main() -> None:
             reruns.append(rerun(words))
         replay = min(reruns, key=lambda r: r["run_s"])
         median_run_s = sorted(r["run_s"] for r in reruns)[len(reruns) // 2]
-        store = open_store(Path(tmp) / "cache" / "responses")
+        store = open_store(Stores(Path(tmp) / "cache").responses)
         keys = list(store.iterkeys())
         started = time.perf_counter()
         for key in keys:

@@ -20,6 +20,7 @@ import diskcache
 from diskcache.core import MODE_BINARY, MODE_PICKLE, MODE_RAW
 
 from isodyn.cache import decode_reply, encode_reply, reply_from_fields
+from isodyn.cache.folder import Stores
 from isodyn.cache.stores import FORMAT, has_store, is_value_file, mark, marked_format, open_store
 
 _BATCH = 500  # rows read and rewritten per transaction
@@ -70,17 +71,18 @@ def migrate_cache(root: Path) -> Migrated:
     """Convert isodyn's own cache `root` (the caller checked it is isodyn's) to the current format."""
     was = marked_format(root)
     replies = RepliesMigrated(0, 0, 0)
-    if has_store(root / "responses"):
-        with open_store(root / "responses", pickles=True) as store:
+    stores = Stores(root)
+    if has_store(stores.responses):
+        with open_store(stores.responses, pickles=True) as store:
             replies = migrate_replies(store)
     emptied = {}
-    for name in ("replays", "renders"):
-        emptied[name] = 0
-        if has_store(root / name):
-            with open_store(root / name, pickles=True) as store:
-                emptied[name] = int(store.clear())
+    for directory in (stores.replays, stores.renders):  # derived data: emptied, rebuilt by the next run
+        emptied[directory] = 0
+        if has_store(directory):
+            with open_store(directory, pickles=True) as store:
+                emptied[directory] = int(store.clear())
     mark(root)
-    return Migrated(root, was, replies, emptied["replays"], emptied["renders"])
+    return Migrated(root, was, replies, emptied[stores.replays], emptied[stores.renders])
 
 
 def migrate_replies(store: diskcache.Cache) -> RepliesMigrated:

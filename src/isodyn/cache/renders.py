@@ -24,6 +24,7 @@ from pathlib import Path
 import isodyn.core
 import isodyn.modalities
 from isodyn.cache.codecs import dumps, loads, representation_from_json, representation_json, variant_from_json
+from isodyn.cache.folder import Stores
 from isodyn.cache.stores import CacheDamaged, open_store
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators.base import SeedProgram
@@ -123,4 +124,4 @@ def stored_image(renders: Path, digest: str) -> bytes | None:
 
 def open_render_cache(cache_dir: Path) -> RenderCache:
     """The render cache of a cache folder (its `renders` store)."""
-    return RenderCache(Path(cache_dir) / "renders")
+    return RenderCache(Stores(cache_dir).renders)

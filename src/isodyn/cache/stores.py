@@ -46,19 +46,17 @@ from typing import Any
 import diskcache
 from diskcache.core import DEFAULT_SETTINGS, METADATA, MODE_PICKLE, UNKNOWN
 
+from isodyn.cache.folder import MARKER, OTHER_NAMES, STORE_NAMES, Stores
 from isodyn.errors import IsodynError
 
-STORES = ("responses", "replays", "renders")  # replies, the cell memo, drawings
-MARKER = "isodyn-cache.json"
+STORES = STORE_NAMES  # replies, the cell memo, drawings (`folder.Stores` names their paths)
 FORMAT = 2  # 2: no pickles (bytes, text, numbers; records as JSON); 1: diskcache's pickles
 PICKLED_FORMAT = 1  # the format of a cache made before the marker, too
-# Other names a run or a command of isodyn leaves in a cache directory.
-OTHER_NAMES = ("locks", "dspy", "programs", "view-index", "last_run.json", "models.json", MARKER)
 DB_FILES = ("cache.db", "cache.db-wal", "cache.db-shm", "cache.db-journal")
 SQLITE_HEADER = b"SQLite format 3\x00"
 _HEX2 = re.compile(r"[0-9a-f]{2}")
 _VALUE_FILE = re.compile(r"[0-9a-f]{28}\.val")  # diskcache: 32 hex digits, the first 4 as two dirs
-_SET_ASIDE = re.compile(r"(responses|replays|renders)\.damaged-[0-9x-]+")
+_SET_ASIDE = re.compile(rf"({'|'.join(STORES)})\.damaged-[0-9x-]+")
 _PERMISSION = (errno.EACCES, errno.EPERM)
 _PLAIN = frozenset({bytes, str, int, float})  # what diskcache stores as itself (its raw modes)
 _SETTINGS = frozenset(DEFAULT_SETTINGS) | frozenset(METADATA)
@@ -340,7 +338,7 @@ def marked_format(root: Path) -> int | None:
     """The format isodyn's marker in `root` names, or None when there is no marker of isodyn's (or
     it names a format this isodyn does not know)."""
     try:
-        data = json.loads((root / MARKER).read_text(encoding="utf-8"))
+        data = json.loads(Stores(root).marker.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("made_by") != "isodyn":
@@ -361,7 +359,7 @@ def mark(root: Path, format_: int = FORMAT) -> None:
     handle, temporary = tempfile.mkstemp(prefix=".marker-", dir=root)
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text)
-    os.replace(temporary, root / MARKER)
+    os.replace(temporary, Stores(root).marker)
 
 
 def _foreign_in_store(store: Path) -> str | None:
@@ -378,8 +376,8 @@ def _foreign_in_store(store: Path) -> str | None:
 def store_conflict(root: Path) -> str | None:
     """Why a run may not make its stores in `root`: a store's name taken by a file, or by a
     directory holding what diskcache does not make. None when the run may go ahead."""
-    for name in STORES:
-        store = root / name
+    for store in Stores(root).stores:
+        name = store.name
         if store.is_symlink() or (store.exists() and not store.is_dir()):
             return f"{name} is a file or link isodyn did not make"
         if store.is_dir():
@@ -395,15 +393,15 @@ def _legacy_refusal(root: Path) -> str | None:
     foreign = [n for n in names if n not in STORES and n not in OTHER_NAMES and not _SET_ASIDE.fullmatch(n)]
     if foreign:
         return f"no {MARKER}, and it holds {foreign[0]!r}"
-    if not any((root / n).is_dir() for n in STORES):
+    if not any(store.is_dir() for store in Stores(root).stores):
         return f"no {MARKER} and no store"
     conflict = store_conflict(root)
     if conflict:
         return conflict
-    for name in STORES:
-        database = root / name / "cache.db"
+    for store in Stores(root).stores:
+        database = store / "cache.db"
         if database.is_file() and database.stat().st_size and not _starts_sqlite(database):
-            return f"{name}/cache.db is not an SQLite file"
+            return f"{store.name}/cache.db is not an SQLite file"
     return None
 
 
@@ -440,9 +438,9 @@ def owned(root: Path) -> bool:
 
 def _holds_pickles(root: Path) -> bool:
     """Whether any of the stores in `root` holds a pickled key or value (nothing is read)."""
-    for name in STORES:
-        if has_store(root / name):
-            store = open_store(root / name, pickles=True)
+    for directory in Stores(root).stores:
+        if has_store(directory):
+            store = open_store(directory, pickles=True)
             try:
                 if has_pickles(store):
                     return True
@@ -458,7 +456,7 @@ def claim(root: Path) -> None:
     try:
         conflict = store_conflict(root) if root.is_dir() else None
         found = marked_format(root)
-        stores = any(has_store(root / name) for name in STORES)
+        stores = any(has_store(directory) for directory in Stores(root).stores)
     except PermissionError as exc:
         raise CacheUnreadable(root, _reason(exc)) from None
     if conflict:

@@ -19,9 +19,9 @@ from typing import Any, Literal, cast
 import diskcache
 
 from isodyn.cache import ResponseCache
+from isodyn.cache.folder import Stores
 from isodyn.cache.migrate import Migrated, migrate_cache
 from isodyn.cache.stores import (
-    STORES,
     CacheDamaged,
     CacheUnreadable,
     has_store,
@@ -38,7 +38,6 @@ from isodyn.runs.results import read_json
 
 CacheAction = Literal["stats", "clear", "prune", "repair", "migrate"]
 ACTIONS = ("stats", "clear", "prune", "repair", "migrate")
-CLEARED = ("responses", "replays")  # the stores clear empties (drawings in `renders` are no replies)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -146,9 +145,10 @@ def cache_command(request: CacheRequest) -> CacheOutcome:
         return repair_cache(root)
     if request.action == "migrate":
         return migrate_cache(root)
-    store = ResponseCache(root / "responses") if has_store(root / "responses") else None
+    stores = Stores(root)
+    store = ResponseCache(stores.responses) if has_store(stores.responses) else None
     try:
-        memo = memo_store(root) if has_store(root / "replays") else None  # it holds copies of replies
+        memo = memo_store(root) if has_store(stores.replays) else None  # it holds copies of replies
     except CacheDamaged:
         if store is not None:
             store.close()
@@ -167,7 +167,7 @@ def cache_command(request: CacheRequest) -> CacheOutcome:
 
 
 def _stats(root: Path, store: ResponseCache | None, memo: diskcache.Cache | None) -> CacheStats:
-    last: Any = read_json(root / "last_run.json")
+    last: Any = read_json(Stores(root).last_run)
     last_run = None
     if isinstance(last, dict) and last:
         last_run = LastRun(last.get("cache_hits"), last.get("calls_made"), last.get("hit_rate"))
@@ -181,17 +181,18 @@ def clear_cache(root: Path) -> Cleared:
     """Empty the reply cache and the cell memo of isodyn's cache `root`; a store that cannot even be
     opened has its own files deleted, so clear always works. Nothing isodyn did not make is removed,
     and a store it cannot read for want of permission is left as it is (StoreForbidden)."""
-    counts = dict.fromkeys(CLEARED, 0)
+    stores = Stores(root)
+    counts = dict.fromkeys(stores.cleared, 0)  # replies and the memo: drawings are no replies
     deleted: list[str] = []
     kept: list[str] = []
-    for name in CLEARED:
-        directory = root / name
+    for directory in stores.cleared:
+        name = directory.name
         if not has_store(directory):
             kept += [name] if directory.exists() or directory.is_symlink() else []
             continue
         try:
             with open_store(directory, pickles=True) as store:  # clearing reads no value
-                counts[name] = store.clear()
+                counts[directory] = store.clear()
         except CacheUnreadable:
             raise
         except PermissionError as exc:
@@ -201,16 +202,14 @@ def clear_cache(root: Path) -> Cleared:
         except (CacheDamaged, sqlite3.DatabaseError, OSError):
             kept += [f"{name}/{left}" for left in remove_store(directory)]
             deleted.append(name)
-    return Cleared(root, counts["responses"], counts["replays"], tuple(deleted), tuple(kept))
+    return Cleared(root, counts[stores.responses], counts[stores.replays], tuple(deleted), tuple(kept))
 
 
 def repair_cache(root: Path) -> Repaired:
     """Check every store, then set each damaged one aside (renamed, kept) so the next run starts
     afresh. A store this user may not read is no damaged one: CacheUnreadable, nothing moved."""
-    problems = {name: store_problem(root / name) for name in STORES if has_store(root / name)}
+    problems = {store: store_problem(store) for store in Stores(root).stores if has_store(store)}
     moved = tuple(
-        SetAside(root / name, problem, set_aside(root / name))
-        for name, problem in problems.items()
-        if problem
+        SetAside(store, problem, set_aside(store)) for store, problem in problems.items() if problem
     )
     return Repaired(root, moved)

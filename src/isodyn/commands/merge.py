@@ -25,6 +25,7 @@ from pathlib import Path
 from isodyn.analysis.run_report import write_report
 from isodyn.atomic import write_atomic
 from isodyn.cache import ResponseCache
+from isodyn.cache.folder import Stores
 from isodyn.cache.stores import claim
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.report import split_words
@@ -193,7 +194,7 @@ def store_replies(results: Sequence[CellResult], config: ExperimentConfig) -> St
     """Every reply the rows' transcripts hold, into the reply cache of `config` under the key of the
     request its row records (recomputed as the run computes it, never read from the row), as a
     resumed run stores them (`runner._received`); a key the cache holds already keeps its entry."""
-    store = ResponseCache(config.cache_dir / "responses")
+    store = ResponseCache(Stores(config.cache_dir).responses)
     stored = known = 0
     try:
         for result in results:

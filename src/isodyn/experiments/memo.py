@@ -32,6 +32,7 @@ from typing import Any
 import diskcache
 
 from isodyn.cache.codecs import REPLAY_CHECK, dumps, graded_from_row, known_labels, loads
+from isodyn.cache.folder import Stores
 from isodyn.cache.stores import open_store
 from isodyn.core import Variant
 from isodyn.models.requests import Reply
@@ -76,7 +77,7 @@ def code_digest() -> str:
 
 def memo_store(cache_dir: Path) -> diskcache.Cache:
     """The memo's diskcache inside a cache directory (beside `responses` and `renders`)."""
-    return open_store(Path(cache_dir) / "replays")
+    return open_store(Stores(cache_dir).replays)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from isodyn.cache import ResponseCache
+from isodyn.cache.folder import Stores
 from isodyn.core import AnswerType
 from isodyn.experiments.call_errors import error_reason
 from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss
@@ -311,7 +312,7 @@ async def process_evaluate(
 
 
 def open_client(cache_dir: Path) -> tuple[CachedClient, ResponseCache]:
-    store = ResponseCache(cache_dir / "responses")
+    store = ResponseCache(Stores(cache_dir).responses)
     return CachedClient(store), store
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.cache import ResponseCache, cache_key
+from isodyn.cache.folder import Stores
 from isodyn.cache.renders import RenderCache
 from isodyn.cache.stores import claim
 from isodyn.errors import IsodynError
@@ -151,8 +152,8 @@ async def _execute(
     if plan.remembered is not None:
         plan.remembered.save()  # the next plan of these models needs no litellm
     (run_dir / "config.json").write_bytes(run_config_bytes(config, MadeBy.here()))
-    cache_store = ResponseCache(config.cache_dir / "responses")
-    renders = RenderCache(config.cache_dir / "renders")
+    cache_store = ResponseCache(Stores(config.cache_dir).responses)
+    renders = RenderCache(Stores(config.cache_dir).renders)
     memo = ReplayMemo(config.cache_dir, config)
     earlier = earlier_spending(run_dir / "log.jsonl", done or [])
     received, untrusted = _received(done or [], config, cache_store)
@@ -436,9 +437,9 @@ async def dry_run(plan: Plan) -> dict[str, Any]:
     config = plan.config
     # Nothing is written: drawings go to a scratch directory, and a missing reply cache is not made.
     scratch = tempfile.TemporaryDirectory(prefix="isodyn-dry-run-")
-    responses = config.cache_dir / "responses"
-    cache_store = ResponseCache(responses if responses.is_dir() else Path(scratch.name) / "responses")
-    renders = RenderCache(Path(scratch.name) / "renders")
+    responses, drafts = Stores(config.cache_dir).responses, Stores(Path(scratch.name))
+    cache_store = ResponseCache(responses if responses.is_dir() else drafts.responses)
+    renders = RenderCache(drafts.renders)
     client = CachedClient(cache_store, _limits(config))
     materials = RunMaterials(plan.seeds, config.base_seed, renders)
     uncached_calls, estimate, cached_cells, skipped_cells = 0, 0.0, 0, 0

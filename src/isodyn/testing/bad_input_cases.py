@@ -39,11 +39,12 @@ def _file(name: str, content: bytes | str) -> Setup:
 
 def _damaged_cache(scratch: Path) -> list[str]:
     """A cache isodyn made (its marker is there) whose reply store is no database any more."""
+    from isodyn.cache.folder import Stores
     from isodyn.cache.stores import mark
 
-    (scratch / "c" / "responses").mkdir(parents=True)
+    Stores(scratch / "c").responses.mkdir(parents=True)
     mark(scratch / "c")
-    (scratch / "c" / "responses" / "cache.db").write_bytes(b"not sqlite" * 100)
+    (Stores(scratch / "c").responses / "cache.db").write_bytes(b"not sqlite" * 100)
     return []
 
 

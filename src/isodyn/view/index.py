@@ -36,6 +36,7 @@ import numpy as np
 import orjson
 
 from isodyn.atomic import write_atomic
+from isodyn.cache.folder import Stores
 from isodyn.runs.config import default_cache_dir
 from isodyn.runs.safe import UnsafeFile, read_bounded
 from isodyn.view.scan import (
@@ -49,7 +50,6 @@ from isodyn.view.scan import (
     scan_results,
 )
 
-INDEX_FOLDER = "view-index"  # in isodyn's cache folder
 INDEX_VERSION = 2  # 2: keyed by results.jsonl's SHA-256
 MAX_INDEX_BYTES = 1_000_000_000
 VERDICTS = ("right", "wrong", "not graded")  # verdict codes 0, 1, 2
@@ -377,7 +377,7 @@ class CellIndex:
 def index_path(run_dir: Path, store: Path | None = None) -> Path:
     """Where the index of `run_dir` is cached: one file per run folder (by its resolved path), in
     `store` (default: the cache folder's view-index/), replaced when the run changes."""
-    folder = store if store is not None else default_cache_dir() / INDEX_FOLDER
+    folder = store if store is not None else Stores(default_cache_dir()).view_index
     name = hashlib.sha256(str(Path(run_dir).resolve()).encode("utf-8", "surrogateescape")).hexdigest()
     return folder / f"{name[:32]}.json"
 

@@ -106,13 +106,14 @@ class RenderedImages:
 def render_images(run_dir: Path) -> ImageSource | None:
     """The run's render cache (`cache_dir` of its config.json, else isodyn's default), when it
     exists (the viewer never makes one)."""
+    from isodyn.cache.folder import Stores
     from isodyn.runs.config import default_cache_dir
     from isodyn.runs.results import read_json
 
     config = read_json(Path(run_dir) / "config.json")
     named = config.get("cache_dir") if isinstance(config, dict) else None
     cache_dir = Path(named) if isinstance(named, str) and named else default_cache_dir()
-    renders = cache_dir / "renders"
+    renders = Stores(cache_dir).renders
     return RenderedImages(renders) if renders.is_dir() else None
 
 
