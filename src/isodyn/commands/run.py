@@ -17,8 +17,9 @@ from isodyn.commands import run_notices
 from isodyn.commands.hooks import RunHooks
 from isodyn.commands.notices import Notice, Notices
 from isodyn.errors import ConfigError, IsodynError
+from isodyn.experiments.estimate import dry_run
 from isodyn.experiments.plan import Plan, plan_experiment
-from isodyn.experiments.runner import ModelUnavailable, RunOutcome, dry_run, execute
+from isodyn.experiments.runner import ModelUnavailable, RunOutcome, execute
 from isodyn.models.catalog import collection_paused
 from isodyn.runs.config import (
     ExperimentConfig,

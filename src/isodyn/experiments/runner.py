@@ -10,12 +10,11 @@ import asyncio
 import functools
 import gc
 import hashlib
-import tempfile
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from isodyn.cache import ResponseCache, cache_key
 from isodyn.cache.folder import Stores
@@ -23,7 +22,6 @@ from isodyn.cache.renders import RenderCache
 from isodyn.cache.stores import claim
 from isodyn.errors import IsodynError
 from isodyn.experiments.batch import BatchHook, BatchParts, run_batches
-from isodyn.experiments.batch_jobs import estimate_batch_cost
 from isodyn.experiments.cells import RunMaterials, recorded_key, run_cell, untrusted_reply
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.llm import (
@@ -33,7 +31,6 @@ from isodyn.experiments.llm import (
     CacheMiss,
     Limits,
     RunLog,
-    estimate_cost,
 )
 from isodyn.experiments.memo import ReplayMemo
 from isodyn.experiments.plan import Plan
@@ -42,7 +39,7 @@ from isodyn.experiments.tally import RowTally
 from isodyn.models.preflight import preflight
 from isodyn.models.requests import ModelRequest, Reply
 from isodyn.runs.config import ExperimentConfig
-from isodyn.runs.record import Cell, CellResult, Status
+from isodyn.runs.record import Cell, CellResult
 from isodyn.runs.results import read_results, result_line
 from isodyn.runs.rundir import (
     earlier_spending,
@@ -152,59 +149,16 @@ async def _execute(
     if plan.remembered is not None:
         plan.remembered.save()  # the next plan of these models needs no litellm
     (run_dir / "config.json").write_bytes(run_config_bytes(config, MadeBy.here()))
-    cache_store = ResponseCache(Stores(config.cache_dir).responses)
-    renders = RenderCache(Stores(config.cache_dir).renders)
-    memo = ReplayMemo(config.cache_dir, config)
+    stores = Stores(config.cache_dir)
     earlier = earlier_spending(run_dir / "log.jsonl", done or [])
-    received, untrusted = _received(done or [], config, cache_store)
-    done = without_untrusted(run_dir, done or [], untrusted)
-    done = without_local_failures(run_dir, done)
     log = RunLog(run_dir / "log.jsonl")
-    client = CachedClient(
-        cache_store, _limits(config), Budget(config.max_cost), log, api_key_env=config.api_key_env
-    )
-    materials = RunMaterials(plan.seeds, config.base_seed, renders)
-    tally = RowTally()
-    fingerprint = ResultsFingerprint()
-    for earlier_result in done:
-        tally.add(earlier_result)
-        fingerprint.add(result_line(earlier_result))
+    parts = open_parts(plan, stores.responses, stores.renders, log)
+    memo = ReplayMemo(config.cache_dir, config)
+    received, untrusted = _received(done or [], config, parts.responses)
+    done = without_local_failures(run_dir, without_untrusted(run_dir, done or [], untrusted))
     finished = {r.cell for r in done}
     todo = [c for c in plan.grid.cells if c not in finished]  # a Cell equals its row's tuple
     log.event("start", cells=len(plan.grid.cells), resumed_rows=len(done), todo=len(todo))
-    undone = 0
-    stopped: str | None = None
-    judge = judge_settings(config)
-
-    async def judged(result: CellResult) -> CellResult:
-        """The cell with the judge's reading when the rules could not settle it (`judge=`)."""
-        if judge is None:
-            return result
-        return await judge_during_run(result, judge, client)
-
-    def reused(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool] | None:
-        """A reply an earlier process of this run received (held by its rows): never paid twice."""
-        if not received:
-            return None
-        key = cache_key(request, hashed)
-        if key not in received:
-            return None
-        client.cache_hits += 1
-        return received[key], key, True
-
-    attempt_hits = 0  # cache hits of the cell being replayed, undone if it misses after all
-
-    async def replayed(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
-        nonlocal attempt_hits
-        found = reused(request, hashed)
-        answer = found or await client.complete(request, replay_only=True, hashed_messages=hashed)
-        attempt_hits += 1  # a miss raised above
-        return answer
-
-    async def live(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
-        found = reused(request, hashed)
-        return found or await client.complete(request, hashed_messages=hashed)
-
     # The plan, the seeds and every imported module live until the end: take them out of the cyclic
     # collector's sight, or each full collection rescans them (a tenth of a cached rerun's time).
     gc.freeze()
@@ -215,120 +169,17 @@ async def _execute(
             (run_dir / "results.jsonl").open("ab", buffering=1 << 20) as lines,
             kept_by_the_run(run_dir) as keep_verdicts,  # so a report need not grade them again
         ):
-
-            def record(result: CellResult, flush: bool = True) -> None:
-                line = result_line(result)
-                lines.write(line)
-                keep_verdicts(result)
-                fingerprint.add(line)
-                if flush:
-                    lines.flush()  # a crash loses at most the cells still in flight
-                tally.add(result)
-                if on_row:
-                    on_row(result, client)
-
-            # No more tasks than cells in flight are made: a 100,000-cell grid holds a few hundred
-            # started cells, not one task per cell.
-            cells_in_flight = asyncio.Semaphore(max(1, config.concurrency * len(plan.models) * 2))
-            in_flight: set[asyncio.Task[None]] = set()
-            checked: set[str] = set()  # models whose server was checked before their first call
-
-            def ended(task: asyncio.Task[None]) -> None:
-                in_flight.discard(task)
-                cells_in_flight.release()
-
-            async def launch(work: Callable[[], Coroutine[Any, Any, None]]) -> None:
-                """Start `work` as a task once a cell may be in flight (waiting for one to end)."""
-                await cells_in_flight.acquire()
-                task = asyncio.create_task(work())
-                in_flight.add(task)
-                task.add_done_callback(ended)
-
-            async def guarded(cell: Cell) -> None:
-                nonlocal undone
-                try:
-                    finished_cell = await run_cell(plan, cell, materials, client, run_dir, live, memo)
-                    finished_cell = await judged(finished_cell)
-                except BudgetExhausted:
-                    undone += 1
-                    return
-                record(finished_cell)
-
-            async def judged_then_recorded(result: CellResult) -> None:
-                """A replayed cell the judge reads (its call may be live): recorded once read."""
-                nonlocal undone
-                try:
-                    result = await judged(result)
-                except BudgetExhausted:
-                    undone += 1  # resumed later: its replies are cached, only the judge is asked
-                    return
-                record(result)
-
-            async def start_live(cell: Cell) -> None:
-                """Send a missed cell as soon as it may go: the first call leaves while later cells
-                are still being replayed or drawn. Before a model's first live call, it is checked
-                once: one that cannot be called at all stops every new call (its cells are left
-                undone, nothing is paid), not one retried error per cell."""
-                nonlocal stopped, undone
-                if cell.model not in checked:
-                    checked.add(cell.model)
-                    stopped = stopped or _unavailable({cell.model}, config.api_base)
-                if stopped:
-                    undone += 1
-                    return
-                await launch(functools.partial(guarded, cell))
-
-            pending: list[Cell] = []  # cache misses held back for batch jobs (batch=1)
-            for cell in todo:
-                attempt_hits = 0
-                try:
-                    result = await run_cell(plan, cell, materials, client, run_dir, replayed, memo)
-                    if judge is not None and needs_judge(result):
-                        await launch(functools.partial(judged_then_recorded, result))
-                    else:
-                        record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
-                except CacheMiss:
-                    # the attempt's hits (replies earlier cells already brought) count when it runs;
-                    # not a reset of the counter: calls in flight count theirs meanwhile
-                    client.cache_hits -= attempt_hits
-                    if config.batch:
-                        pending.append(cell)
-                    else:
-                        await start_live(cell)
-                if in_flight:
-                    await asyncio.sleep(0)  # let the calls in flight take their replies
-            lines.flush()
-            if config.batch and pending:  # the misses as provider batch jobs (experiments/batch.py)
-                parts = BatchParts(materials, client, run_dir, replayed, log)
-                batched = await run_batches(plan, pending, parts, on_batch)
-                pending, undone = batched.live, undone + batched.undone
-            for cell in pending:  # what batch jobs left to live calls
-                await start_live(cell)
-            while in_flight:
-                await asyncio.gather(*in_flight)
+            recorder = Recorder(lines, keep_verdicts, on_row)
+            execution = Execution(plan, run_dir, parts, memo, received, recorder)
+            for earlier_result in done:
+                execution.recorder.count(earlier_result)
+            await execution.run(todo, log, on_batch)
     finally:
-        cache_store.close()
-        renders.close()
+        parts.close()
         memo.close()
-    summary = summarize(tally, client, plan.grid, time.perf_counter() - started, undone)
-    # a resumed run (rows, or replies batch jobs stored before any cell finished): the totals cover
-    # every process that worked on it
-    if done or any(earlier.values()):
-        summary = replace(
-            summary,
-            this_process=summary.spending(),
-            calls_made=int(summary.calls_made + earlier["calls_made"]),
-            cache_hits=int(summary.cache_hits + earlier["cache_hits"]),
-            retries=int(summary.retries + earlier["retries"]),
-            cost_usd=round(summary.cost_usd + earlier["cost_usd"], 6),
-        )
-    summary = replace(
-        summary,
-        results_digest=fingerprint.hexdigest(),
-        max_cost=client.budget.limit_usd,
-        stopped=stopped or None,
-    )
-    local_problem, summary = _local_problem(tally, cache_store, summary)
+    resumed = bool(done) or any(earlier.values())
+    summary = execution.summary(time.perf_counter() - started, earlier if resumed else None)
+    local_problem, summary = _local_problem(execution.recorder.tally, parts.responses, summary)
     write_summary(run_dir, summary)
     log.event(
         "end", cells=summary.cells, calls_made=summary.calls_made, cache_hits=summary.cache_hits,
@@ -336,11 +187,218 @@ async def _execute(
     )  # fmt: skip
     log.close()
     remember_last_run(config.cache_dir, summary, run_dir)
-    if stopped:
-        raise ModelUnavailable(stopped)
+    if execution.stopped:
+        raise ModelUnavailable(execution.stopped)
     if local_problem:
         raise LocalFailure(local_problem)
     return RunOutcome(run_dir, summary)
+
+
+@dataclass
+class RunParts:
+    """What a run and a dry run both work with: the reply cache, the drawings, the client in front of
+    litellm and the seeds' variants."""
+
+    responses: ResponseCache
+    renders: RenderCache
+    client: CachedClient
+    materials: RunMaterials
+
+    def close(self) -> None:
+        self.responses.close()
+        self.renders.close()
+
+
+def open_parts(plan: Plan, responses: Path, renders: Path, log: RunLog | None = None) -> RunParts:
+    """The stores opened in the given folders and the client over them (a log and the budget for a
+    run; neither for a dry run, which spends nothing)."""
+    config = plan.config
+    cache_store, drawings = ResponseCache(responses), RenderCache(renders)
+    if log is None:
+        client = CachedClient(cache_store, _limits(config))
+    else:
+        budget = Budget(config.max_cost)
+        client = CachedClient(cache_store, _limits(config), budget, log, api_key_env=config.api_key_env)
+    return RunParts(cache_store, drawings, client, RunMaterials(plan.seeds, config.base_seed, drawings))
+
+
+@dataclass
+class Recorder:
+    """Where each finished cell goes: its line appended to results.jsonl, its verdicts kept, its counts
+    tallied (the summary's, and the digest of the rows), and the progress hook told."""
+
+    lines: BinaryIO
+    keep_verdicts: Callable[[CellResult], None]
+    on_row: ProgressHook | None
+    tally: RowTally = field(default_factory=RowTally)
+    fingerprint: ResultsFingerprint = field(default_factory=lambda: ResultsFingerprint())  # defined below
+
+    def count(self, result: CellResult) -> None:
+        """A row an earlier process wrote: counted, not written again."""
+        self.tally.add(result)
+        self.fingerprint.add(result_line(result))
+
+    def record(self, result: CellResult, client: CachedClient, flush: bool = True) -> None:
+        line = result_line(result)
+        self.lines.write(line)
+        self.keep_verdicts(result)
+        self.fingerprint.add(line)
+        if flush:
+            self.lines.flush()  # a crash loses at most the cells still in flight
+        self.tally.add(result)
+        if self.on_row:
+            self.on_row(result, client)
+
+
+class Execution:
+    """One process's pass over a grid's unfinished cells, and the one owner of its counts: cells left
+    undone, the model that stopped the run, and the cache hits of a replay that missed after all.
+
+    Every cell is first replayed (no task, no gate: a replay is a few dictionary look-ups); a cell
+    that misses starts as a task at once, so the first call leaves while later cells are still
+    replayed or drawn. No more tasks than cells in flight are made: a 100,000-cell grid holds a few
+    hundred started cells, not one task per cell."""
+
+    def __init__(
+        self, plan: Plan, run_dir: Path, parts: RunParts, memo: ReplayMemo, received: dict[str, Reply],
+        recorder: Recorder,
+    ) -> None:  # fmt: skip
+        self.plan, self.run_dir, self.parts, self.memo = plan, run_dir, parts, memo
+        self.client, self.received, self.recorder = parts.client, received, recorder
+        self.judge = judge_settings(plan.config)
+        self.undone = 0
+        self.stopped: str | None = None
+        self.attempt_hits = 0  # cache hits of the cell being replayed, given back if it misses
+        self.checked: set[str] = set()  # models whose server was checked before their first call
+        self.in_flight: set[asyncio.Task[None]] = set()
+        self.cells_in_flight = asyncio.Semaphore(max(1, plan.config.concurrency * len(plan.models) * 2))
+
+    # --- where a cell's replies come from ------------------------------------------------------
+    def reused(self, request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool] | None:
+        """A reply an earlier process of this run received (held by its rows): never paid twice."""
+        if not self.received:
+            return None
+        key = cache_key(request, hashed)
+        if key not in self.received:
+            return None
+        self.client.cache_hits += 1
+        return self.received[key], key, True
+
+    async def replayed(self, request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
+        found = self.reused(request, hashed)
+        answer = found or await self.client.complete(request, replay_only=True, hashed_messages=hashed)
+        self.attempt_hits += 1  # a miss raised above
+        return answer
+
+    async def live(self, request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
+        found = self.reused(request, hashed)
+        return found or await self.client.complete(request, hashed_messages=hashed)
+
+    # --- the pass ----------------------------------------------------------------------------------
+    async def run(self, todo: list[Cell], log: RunLog, on_batch: BatchHook | None) -> None:
+        config = self.plan.config
+        pending: list[Cell] = []  # cache misses held back for batch jobs (batch=1)
+        for cell in todo:
+            self.attempt_hits = 0
+            try:
+                result = await run_cell(
+                    self.plan, cell, self.parts.materials, self.client, self.run_dir, self.replayed, self.memo
+                )
+                if self.judge is not None and needs_judge(result):
+                    await self._launch(functools.partial(self._judged_then_recorded, result))
+                else:
+                    self._record(result, flush=False)  # a replayed cell costs nothing to redo: no flush each
+            except CacheMiss:
+                # the attempt's hits (replies earlier cells already brought) count when it runs;
+                # not a reset of the counter: calls in flight count theirs meanwhile
+                self.client.cache_hits -= self.attempt_hits
+                if config.batch:
+                    pending.append(cell)
+                else:
+                    await self._start_live(cell)
+            if self.in_flight:
+                await asyncio.sleep(0)  # let the calls in flight take their replies
+        self.recorder.lines.flush()
+        if config.batch and pending:  # the misses as provider batch jobs (experiments/batch.py)
+            parts = BatchParts(self.parts.materials, self.client, self.run_dir, self.replayed, log)
+            batched = await run_batches(self.plan, pending, parts, on_batch)
+            pending, self.undone = batched.live, self.undone + batched.undone
+        for cell in pending:  # what batch jobs left to live calls
+            await self._start_live(cell)
+        while self.in_flight:
+            await asyncio.gather(*self.in_flight)
+
+    def summary(self, seconds: float, earlier: dict[str, float] | None) -> RunSummary:
+        """The run's summary; with `earlier` (a resumed run, or replies batch jobs stored before any
+        cell finished), the totals cover every process that worked on it."""
+        summary = summarize(self.recorder.tally, self.client, self.plan.grid, seconds, self.undone)
+        if earlier is not None:
+            summary = replace(
+                summary,
+                this_process=summary.spending(),
+                calls_made=int(summary.calls_made + earlier["calls_made"]),
+                cache_hits=int(summary.cache_hits + earlier["cache_hits"]),
+                retries=int(summary.retries + earlier["retries"]),
+                cost_usd=round(summary.cost_usd + earlier["cost_usd"], 6),
+            )
+        return replace(
+            summary,
+            results_digest=self.recorder.fingerprint.hexdigest(),
+            max_cost=self.client.budget.limit_usd,
+            stopped=self.stopped or None,
+        )
+
+    def _record(self, result: CellResult, flush: bool = True) -> None:
+        self.recorder.record(result, self.client, flush)
+
+    async def _judged(self, result: CellResult) -> CellResult:
+        """The cell with the judge's reading when the rules could not settle it (`judge=`)."""
+        if self.judge is None:
+            return result
+        return await judge_during_run(result, self.judge, self.client)
+
+    async def _launch(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Start `work` as a task once a cell may be in flight (waiting for one to end)."""
+        await self.cells_in_flight.acquire()
+        task = asyncio.create_task(work())
+        self.in_flight.add(task)
+        task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self.in_flight.discard(task)
+        self.cells_in_flight.release()
+
+    async def _guarded(self, cell: Cell) -> None:
+        try:
+            finished = await run_cell(
+                self.plan, cell, self.parts.materials, self.client, self.run_dir, self.live, self.memo
+            )
+            finished = await self._judged(finished)
+        except BudgetExhausted:
+            self.undone += 1
+            return
+        self._record(finished)
+
+    async def _judged_then_recorded(self, result: CellResult) -> None:
+        """A replayed cell the judge reads (its call may be live): recorded once read."""
+        try:
+            result = await self._judged(result)
+        except BudgetExhausted:
+            self.undone += 1  # resumed later: its replies are cached, only the judge is asked
+            return
+        self._record(result)
+
+    async def _start_live(self, cell: Cell) -> None:
+        """Send a missed cell as soon as it may go. Before a model's first live call, it is checked
+        once: one that cannot be called at all stops every new call (its cells are left undone,
+        nothing is paid), not one retried error per cell."""
+        if cell.model not in self.checked:
+            self.checked.add(cell.model)
+            self.stopped = self.stopped or _unavailable({cell.model}, self.plan.config.api_base)
+        if self.stopped:
+            self.undone += 1
+            return
+        await self._launch(functools.partial(self._guarded, cell))
 
 
 class ResultsFingerprint:
@@ -430,63 +488,3 @@ def _unavailable(models: set[str], api_base: str | None) -> str | None:
         if problem:
             return problem
     return None
-
-
-async def dry_run(plan: Plan) -> dict[str, Any]:
-    """Grid size, cached share and a cost estimate, without a call or a written file."""
-    config = plan.config
-    # Nothing is written: drawings go to a scratch directory, and a missing reply cache is not made.
-    scratch = tempfile.TemporaryDirectory(prefix="isodyn-dry-run-")
-    responses, drafts = Stores(config.cache_dir).responses, Stores(Path(scratch.name))
-    cache_store = ResponseCache(responses if responses.is_dir() else drafts.responses)
-    renders = RenderCache(drafts.renders)
-    client = CachedClient(cache_store, _limits(config))
-    materials = RunMaterials(plan.seeds, config.base_seed, renders)
-    uncached_calls, estimate, cached_cells, skipped_cells = 0, 0.0, 0, 0
-    cached_calls = 0
-    per_model: dict[str, dict[str, float]] = {}  # calls needed and their cost live and at batch prices
-
-    async def estimated(request: ModelRequest, hashed: Any) -> tuple[Reply, str, bool]:
-        nonlocal uncached_calls, estimate, cached_calls
-        reply, key = client.cached(request, hashed)
-        if reply is not None:
-            cached_calls += 1
-            return reply, key, True
-        uncached_calls += 1
-        cost = estimate_cost(request)
-        estimate += cost
-        tally = per_model.setdefault(request.model, dict.fromkeys(("calls", "live_usd", "batch_usd"), 0.0))
-        tally["calls"] += 1
-        tally["live_usd"] += cost
-        tally["batch_usd"] += estimate_batch_cost(request)
-        return Reply(text=""), key, False
-
-    try:
-        for cell in plan.grid.cells:
-            result = await run_cell(plan, cell, materials, client, Path("."), estimated)
-            skipped = result.outcome.status is Status.SKIPPED
-            skipped_cells += skipped
-            cached_cells += bool(result.cache_hit) and not skipped  # a skipped cell is no cached one
-    finally:
-        cache_store.close()
-        renders.close()
-        scratch.cleanup()
-    cells = len(plan.grid.cells)
-    share = cached_cells / cells if cells else 0.0
-    return {
-        "cells": cells,
-        "cached_cells": cached_cells,
-        "skipped_cells": skipped_cells,
-        "cached_share": share,
-        "calls_needed": uncached_calls,
-        "estimated_cost_usd": round(estimate, 4),
-        "cached_calls": cached_calls,
-        "per_model": {
-            model: {
-                "calls_needed": int(t["calls"]),
-                "estimated_cost_usd": round(t["live_usd"], 6),
-                "batch_cost_usd": round(t["batch_usd"], 6),
-            }
-            for model, t in sorted(per_model.items())
-        },
-    }
