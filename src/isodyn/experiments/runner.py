@@ -1,5 +1,6 @@
-"""Executing a planned run: replay what the cache holds, run the rest concurrently, append each record to
-results.jsonl as it finishes, and write the summary (`execute`); `dry_run` counts and prices a run instead.
+"""Executing a planned run: replay what the cache holds, run the rest concurrently, append each record
+to results.jsonl as it finishes, and write the summary (`execute`); `estimate.dry_run` counts and
+prices a run instead.
 
 Side effects live here (files, the cache, litellm); what a cell *means* comes from the pure layers.
 """
