@@ -19,7 +19,7 @@ import isodyn.commands.rescore as rescore_command
 from isodyn.commands.merge import MergeRequest, merge_runs
 from isodyn.commands.rescore import RescoreRequest, rescore_run
 from isodyn.commands.run import RunRequest, run_experiment
-from isodyn.runs.rundir import is_complete
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.summary import (
     MERGE_KEYS,
     RESCORE_KEYS,
@@ -500,12 +500,13 @@ def test_a_damaged_summary_is_refused(data: Any, tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         RunSummary.from_json(data)
     (tmp_path / "summary.json").write_text(json.dumps(data))
-    assert read_summary(tmp_path) is None and not is_complete(tmp_path)
+    assert read_summary(tmp_path) is None and not RunFolder(tmp_path).is_complete()
 
 
 def test_a_missing_or_cut_summary_reads_as_none(tmp_path: Path) -> None:
     assert read_summary(tmp_path) is None
     (tmp_path / "summary.json").write_text('{"cells": 3')
-    assert read_summary(tmp_path) is None and not is_complete(tmp_path)
+    assert read_summary(tmp_path) is None and not RunFolder(tmp_path).is_complete()
     (tmp_path / "summary.json").write_text('{"cells": 3, "max_cost": null}')  # null: an optional key unsaid
-    assert read_summary(tmp_path) == RunSummary(cells=3, keys=("cells", "max_cost")) and is_complete(tmp_path)
+    assert read_summary(tmp_path) == RunSummary(cells=3, keys=("cells", "max_cost"))
+    assert RunFolder(tmp_path).is_complete()

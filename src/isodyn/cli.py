@@ -17,6 +17,7 @@ from isodyn.cli_browse import cache, list_, view
 from isodyn.cli_failure import fail, os_problem
 from isodyn.errors import ConfigError, IsodynError
 from isodyn.models.catalog import collection_paused
+from isodyn.runs.folder import RunFolder
 from isodyn.terminal import console, print_results_table, say, show_notice
 
 # Markdown: help text is wrapped as paragraphs at any width (rich's own mode keeps every line break
@@ -141,7 +142,7 @@ def search(
         screen.close()
     console.print(search_text(done), highlight=False, markup=False)
     if done.totals.all_failed:
-        log = done.folder / "log.jsonl"
+        log = RunFolder(done.folder).log_file
         say("error:", "bold red", f"every call of the search failed; the reasons are in {log}")
         raise typer.Exit(code=1)
 

@@ -32,10 +32,11 @@ from isodyn.analysis.sections import SECTIONS, ReportInputs
 from isodyn.atomic import write_atomic
 from isodyn.errors import IsodynError
 from isodyn.runs.calls import Call
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.marks import Mark, read_marks
 from isodyn.runs.results import CellResult, read_json, results_frame
 from isodyn.runs.schema import Column
-from isodyn.runs.summary import RunSummary, read_summary
+from isodyn.runs.summary import RunSummary
 from isodyn.runs.verdict_book import VERDICTS_FILE, Progress, VerdictBook, graded_afresh
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
 
@@ -326,10 +327,9 @@ def write_report(
     """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path.
     `progress` hears of each section and of the replies graded (the ones not kept from before)."""
     checked_targets(run_dir, ["report.html", "report.md"])  # refuse before the minutes of work
-    from isodyn.runs.judgements import read_judgements  # damaged lines skipped (the CLI says so)
-
-    process = read_judgements(run_dir / "process.jsonl").records or None
-    summary, config = read_summary(run_dir), read_json(run_dir / "config.json")
+    folder = RunFolder(run_dir)
+    process = folder.judgements().records or None  # damaged lines skipped (the CLI says so)
+    summary, config = folder.summary(), read_json(folder.config_file)
     try:  # a person's marks from `exp view`; a marks file that is a link or no file is not read
         marks = read_marks(run_dir).marks or None
     except OSError:

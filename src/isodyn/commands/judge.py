@@ -19,6 +19,7 @@ from isodyn.commands.runs import read_run
 from isodyn.errors import ConfigError
 from isodyn.experiments.regrade import open_client, process_evaluate, write_jsonl
 from isodyn.runs.config import default_cache_dir
+from isodyn.runs.folder import RunFolder
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def judge_run(request: JudgeRequest, notify: Notify | None = None) -> JudgeResul
         records = asyncio.run(process_evaluate(run.results, settings, client, request.every))
     finally:
         store.close()
-    judgements = request.run_dir / "process.jsonl"
+    judgements = RunFolder(request.run_dir).judgements_file
     write_jsonl(judgements, records)
     report = render_process_report(records, request.run_dir.name)
     report_path = request.run_dir / "process.md"

@@ -17,6 +17,7 @@ from isodyn.commands.notices import Notices
 from isodyn.experiments.regrade import JudgeSettings
 from isodyn.models.catalog import ModelError, describe_model, missing_api_key
 from isodyn.runs.config import default_cache_dir, parse_key_values
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import Run
 from isodyn.runs.saved_config import saved_config, shown_value
 from isodyn.runs.setting_values import grader_name, non_negative_float, positive_int
@@ -67,7 +68,7 @@ def folder_settings(
     Folder values left unused are said once, in one line."""
     typed: dict[str, Any] = {"api_base": api_base, "cache_dir": cache_dir}
     defaults: dict[str, Any] = {"api_base": None, "cache_dir": str(default_cache_dir())}
-    where = str(run.directory / "config.json")
+    where = str(RunFolder(run.directory).config_file)
     theirs = {  # what the folder names instead of a setting not typed, when it is not the default
         key: run.config[key]
         for key in FOLDER_SETTINGS

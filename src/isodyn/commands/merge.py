@@ -41,6 +41,7 @@ from isodyn.errors import ConfigError
 from isodyn.experiments.cells import recorded_key
 from isodyn.models.requests import Reply
 from isodyn.runs.config import ExperimentConfig, default_cache_dir, parse_key_values, read_study
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import CellResult, Status
 from isodyn.runs.results import result_line
 from isodyn.runs.rundir import new_run_dir, run_lock_path
@@ -155,12 +156,12 @@ def _write_run(
 ) -> tuple[StoredReplies, RunSummary, Path]:
     """Every file of the merged run, written into `folder`; the replies stored in the cache."""
     folder.mkdir()
-    write_atomic(folder / "config.json", run_config_bytes(config, shards.runs[0].made_by))
-    write_atomic(folder / "results.jsonl", b"".join(result_line(result) for result in results))
-    write_atomic(folder / "log.jsonl", _joined_logs(shards))
+    write_atomic(RunFolder(folder).config_file, run_config_bytes(config, shards.runs[0].made_by))
+    write_atomic(RunFolder(folder).results_file, b"".join(result_line(result) for result in results))
+    write_atomic(RunFolder(folder).log_file, _joined_logs(shards))
     study = next((run.study for run in shards.runs if run.study is not None), None)
     if study is not None:  # read within the study bound, as `exp run` reads one
-        write_atomic(folder / "study.toml", read_study(study).encode("utf-8"))
+        write_atomic(RunFolder(folder).study_file, read_study(study).encode("utf-8"))
     replies = store_replies(results, config)
     summary = _summary(shards, results, replies)
     write_atomic(summary_path(folder), summary.to_text().encode())

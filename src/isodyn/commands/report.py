@@ -21,6 +21,7 @@ from isodyn.commands.runs import read_run
 from isodyn.errors import ConfigError
 from isodyn.experiments.regrade import rescore
 from isodyn.runs.config import parse_key_values
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import CellResult, read_json, results_frame, write_results
 from isodyn.runs.setting_values import grader_name, positive_int
 from isodyn.runs.verdict_book import Progress
@@ -95,7 +96,7 @@ def report_run(
         results = rescore(results, Tolerance(), request.grader)
     if request.baseline is not None:  # refused in one line before the minutes of work
         try:
-            run_baseline(results_frame(results), read_json(folder / "config.json"), request.baseline)
+            run_baseline(results_frame(results), read_json(RunFolder(folder).config_file), request.baseline)
         except UnknownBaselineError as exc:
             raise ConfigError(f"bad value for baseline: {exc}") from None
     path = write_report(folder, results, request.bootstrap, request.baseline, progress)
@@ -118,5 +119,5 @@ def _from_tables(sources: Sequence[Path], notices: Notices) -> tuple[list[CellRe
     stem = first.stem if len(sources) == 1 else f"{first.stem}-and-{len(sources) - 1}-more"
     folder = first.with_name(f"{stem}-report")
     folder.mkdir(exist_ok=True)
-    write_results(folder / "results.jsonl", tables.results)
+    write_results(RunFolder(folder).results_file, tables.results)
     return tables.results, folder

@@ -33,6 +33,7 @@ from isodyn.experiments.regrade import (
     rescore,
 )
 from isodyn.runs.config import default_cache_dir
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import CellResult, write_results
 from isodyn.runs.summary import RESCORE_KEYS, JudgeCalls, RunSummary, write_summary
 from isodyn.scoring import DEFAULT_GRADER, DYNAMATH_ABS_TOLERANCE, Tolerance
@@ -109,14 +110,14 @@ def rescore_run(request: RescoreRequest, notify: Notify | None = None) -> Rescor
         "audit": request.audit,
     }
     config = {**run.config, "grader": request.grader, "rescore": rescore_settings}
-    (out / "config.json").write_text(json.dumps(config, indent=2, allow_nan=False) + "\n")
-    write_results(out / "results.jsonl", regraded)
+    RunFolder(out).config_file.write_text(json.dumps(config, indent=2, allow_nan=False) + "\n")
+    write_results(RunFolder(out).results_file, regraded)
     changed = sum(a.correct != b.correct for a, b in zip(run.results, regraded, strict=True))
     summary = _summary(regraded, changed, calls, request.run_dir, audit)
     write_summary(out, summary)
     report = write_report(out, regraded)
     return RescoreResult(
-        out, out / "results.jsonl", report, request.grader, regraded, changed, summary.judged, calls,
+        out, RunFolder(out).results_file, report, request.grader, regraded, changed, summary.judged, calls,
         _rule_audit(audit), notices.said,
     )  # fmt: skip
 

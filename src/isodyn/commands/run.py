@@ -29,6 +29,7 @@ from isodyn.runs.config import (
     repeated_key,
     study_words,
 )
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import CellResult
 from isodyn.runs.rundir import open_run_dir, run_lock_path, share_identical_results, unchanged_since
 from isodyn.runs.runlock import RunLock
@@ -165,7 +166,7 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
         if done:
             hooks.resumed(run_dir, len(done))
         if request.study is not None:  # the file as it was used, read again within its bound
-            (run_dir / "study.toml").write_text(read_study(request.study), encoding="utf-8")
+            RunFolder(run_dir).study_file.write_text(read_study(request.study), encoding="utf-8")
         hooks.started(plan, done)
         try:
             outcome = asyncio.run(execute(plan, run_dir, hooks.row, done, on_batch=hooks.batch))
@@ -176,7 +177,7 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
     finally:
         lock.release()
     return RunResult(
-        run_dir, run_dir / "results.jsonl", run_dir / "log.jsonl", report,
+        run_dir, RunFolder(run_dir).results_file, RunFolder(run_dir).log_file, report,
         outcome.run_summary, outcome, len(done), notices.said,
     )  # fmt: skip
 
@@ -195,7 +196,7 @@ def _report(run_dir: Path, outcome: RunOutcome, config: ExperimentConfig, notice
         "note",
         f"the results are those of {earlier}, so its report stands; `exp report {run_dir}` writes one here",
     )
-    return earlier / "report.md"
+    return RunFolder(earlier).report_file
 
 
 def _opened(config: ExperimentConfig) -> tuple[Path, list[CellResult]]:

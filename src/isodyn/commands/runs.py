@@ -11,7 +11,7 @@ from pathlib import Path
 
 from isodyn.commands.notices import Notices
 from isodyn.errors import IsodynError
-from isodyn.runs.judgements import read_judgements
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import Run, read_results
 
 
@@ -33,6 +33,6 @@ def read_run(directory: Path, notices: Notices | None = None) -> Run:
 def warn_about(run: Run, notices: Notices) -> None:
     """A warning on rows a reader set aside (damaged lines, duplicate cells), when there are any,
     and one on damaged judgements in the run's process.jsonl (which its report reads)."""
-    for problems in (run.problems(), read_judgements(run.directory / "process.jsonl").problems()):
+    for problems in (run.problems(), RunFolder(run.directory).judgements().problems()):
         if problems:
             notices.say("warning", f"{run.directory}: {problems}")

@@ -21,10 +21,11 @@ from isodyn.datasets.kinds import resolved
 from isodyn.errors import IsodynError
 from isodyn.experiments.cells import untrusted_reply
 from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import Run, read_results
 from isodyn.runs.rundir import RUN_IDENTITY, run_identity
 from isodyn.runs.saved_config import MADE_BY, MadeBy, saved_config
-from isodyn.runs.summary import SUMMARY_FILE, RunSummary
+from isodyn.runs.summary import RunSummary
 
 
 class MergeRefused(IsodynError, ValueError):
@@ -76,11 +77,10 @@ class ShardRun:
         return None
 
 
-def _own_file(directory: Path, name: str) -> Path | None:
+def _own_file(path: Path) -> Path | None:
     """A file of the run, or None when it has none. A run's own files are regular files that
     `exp run` wrote: a link (which could lead to any file of the user who merges, or to /dev/zero)
     or a FIFO is refused, never read."""
-    path = directory / name
     try:
         info = path.lstat()
     except FileNotFoundError:
@@ -114,9 +114,10 @@ def read_shard_run(directory: Path) -> ShardRun:
     if not directory.is_dir():
         why = "no such folder" if not directory.exists() else "it is not a folder"
         raise MergeRefused(f"{directory} is not a run folder ({why})")
-    results, config_file = _own_file(directory, "results.jsonl"), _own_file(directory, "config.json")
+    folder = RunFolder(directory)
+    results, config_file = _own_file(folder.results_file), _own_file(folder.config_file)
     if results is None or config_file is None:
-        missing = "results.jsonl" if results is None else "config.json"
+        missing = folder.results_file.name if results is None else folder.config_file.name
         raise MergeRefused(f"{directory} is not a run folder (no {missing})")
     data = _json(config_file, directory)
     if not isinstance(data, dict):
@@ -130,9 +131,9 @@ def read_shard_run(directory: Path) -> ShardRun:
     made_by = MadeBy.of(data, str(config_file))
     run = read_results(directory)  # damaged lines are skipped and counted, never moved: no repair
     _refuse_untrusted_rows(directory, config, run)
-    log = _own_file(directory, "log.jsonl")
-    spending = shard_spending(_json(_own_file(directory, SUMMARY_FILE), directory))
-    study = _own_file(directory, "study.toml")
+    log = _own_file(folder.log_file)
+    spending = shard_spending(_json(_own_file(folder.summary_file), directory))
+    study = _own_file(folder.study_file)
     log_bytes = _bounded(log, directory) if log else b""
     return ShardRun(directory, config, made_by, run, spending, log_bytes, study)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from isodyn.errors import ConfigError, IsodynError
 from isodyn.runs.config import parse_key_values
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.setting_values import bounded_int
 from isodyn.view.export import Exported, export_marks
 from isodyn.view.server import HOST, Viewer, ViewerServer
@@ -77,7 +78,7 @@ class ViewRequest:
 def checked_run(run_dir: Path) -> Path:
     if not run_dir.is_dir():
         raise NotARun(f"{run_dir} is not a run directory")
-    if not (run_dir / "results.jsonl").is_file():
+    if not RunFolder(run_dir).results_file.is_file():
         raise NotARun(f"no results.jsonl in {run_dir}")
     return run_dir
 

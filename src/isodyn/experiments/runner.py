@@ -40,6 +40,7 @@ from isodyn.experiments.tally import RowTally
 from isodyn.models.preflight import preflight
 from isodyn.models.requests import ModelRequest, Reply
 from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import Cell, CellResult
 from isodyn.runs.results import read_results, result_line
 from isodyn.runs.rundir import (
@@ -130,7 +131,7 @@ async def execute(
     budget resumes it. summary.json says whether the run is complete.
     """
     started = time.perf_counter()
-    lock = RunLock(run_dir / ".lock").acquire()  # one writer per run directory, whoever calls
+    lock = RunLock(RunFolder(run_dir).lock_file).acquire()  # one writer per run directory, whoever calls
     try:
         return await _execute(plan, run_dir, on_row, done, started, on_batch)
     finally:
@@ -145,14 +146,14 @@ async def _execute(
     started: float,
     on_batch: BatchHook | None = None,
 ) -> RunOutcome:
-    config = plan.config
+    config, folder = plan.config, RunFolder(run_dir)
     claim(config.cache_dir)  # a run asks for a cache: the folder is marked as isodyn's
     if plan.remembered is not None:
         plan.remembered.save()  # the next plan of these models needs no litellm
-    (run_dir / "config.json").write_bytes(run_config_bytes(config, MadeBy.here()))
+    folder.config_file.write_bytes(run_config_bytes(config, MadeBy.here()))
     stores = Stores(config.cache_dir)
-    earlier = earlier_spending(run_dir / "log.jsonl", done or [])
-    log = RunLog(run_dir / "log.jsonl")
+    earlier = earlier_spending(folder.log_file, done or [])
+    log = RunLog(folder.log_file)
     parts = open_parts(plan, stores.responses, stores.renders, log)
     memo = ReplayMemo(config.cache_dir, config)
     received, untrusted = _received(done or [], config, parts.responses)
@@ -167,7 +168,7 @@ async def _execute(
     try:
         # A large buffer: replayed rows are written in big blocks; live rows are flushed one by one.
         with (
-            (run_dir / "results.jsonl").open("ab", buffering=1 << 20) as lines,
+            folder.results_file.open("ab", buffering=1 << 20) as lines,
             kept_by_the_run(run_dir) as keep_verdicts,  # so a report need not grade them again
         ):
             recorder = Recorder(lines, keep_verdicts, on_row)

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-LEDGER = "batches.jsonl"
+from isodyn.runs.files import BATCHES
+
+LEDGER = BATCHES
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ from typing import Any
 
 import orjson
 
+from isodyn.runs.files import MARKS
 from isodyn.runs.safe import inside, open_own, read_bounded
 
-MARKS_FILE = "marks.jsonl"
+MARKS_FILE = MARKS
 READINGS = ("correct", "wrong", "none")  # the corpus's verdicts: how a person reads the reply
 MAX_MARKS_BYTES = 64_000_000  # far beyond any person's marking; a planted huge file is not read whole
 MAX_NOTE = 2_000  # characters of a note

@@ -25,14 +25,16 @@ import orjson
 
 from isodyn.core import AnswerType, Modality
 from isodyn.errors import IsodynError
+from isodyn.runs import files
 from isodyn.runs.calls import Call
+from isodyn.runs.files import DAMAGED
 from isodyn.runs.record import CellResult
 from isodyn.runs.schema import ROW_FIELDS, SCHEMA_VERSION, Row, ScoreRow, migrate
 from isodyn.runs.summary import RunSummary, read_summary
 
 __all__ = ["SCHEMA_VERSION", "Call", "CellResult", "NewerRun", "Run", "read_results", "result_line"]
 
-DAMAGED_FILE = "results.damaged.jsonl"  # lines of results.jsonl that are not a whole row, kept
+DAMAGED_FILE = DAMAGED  # lines of results.jsonl that are not a whole row, kept
 
 
 class NewerRun(IsodynError, ValueError):
@@ -327,7 +329,7 @@ def read_rows(run_dir: Path, repair: bool = False, missing_ok: bool = False) -> 
 def _results_path(run_dir: Path, missing_ok: bool) -> Path | None:
     """The run's results.jsonl; None for a run that stopped before its first row when `missing_ok`
     (its folder is there), else FileNotFoundError when there is none."""
-    path = run_dir / "results.jsonl"
+    path = run_dir / files.RESULTS
     if path.is_file():
         return path
     if missing_ok and run_dir.is_dir():
@@ -375,7 +377,7 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
     records); a repairing read that met damaged lines then moves them aside (`read_rows`)."""
     run_dir = Path(run_dir)
     path = _results_path(run_dir, missing_ok)
-    config = _object(read_json(run_dir / "config.json")) or {}
+    config = _object(read_json(run_dir / files.CONFIG)) or {}
     base_seed = config.get("base_seed")
     results: list[CellResult] = []
     seen: set[tuple[str, str, str, str, int, int]] = set()

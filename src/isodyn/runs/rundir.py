@@ -16,7 +16,9 @@ from typing import Any
 
 from isodyn.atomic import write_atomic
 from isodyn.datasets.kinds import resolved
+from isodyn.runs import files
 from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import LOCAL_FAILURE, Cell, CellResult
 from isodyn.runs.results import DAMAGED_FILE, read_results
 from isodyn.runs.runlock import RunLock
@@ -48,20 +50,14 @@ def run_lock_path(config: ExperimentConfig) -> Path:
     return config.cache_dir / "locks" / f"{where}-{run_identity(config)}.lock"
 
 
-def is_complete(run_dir: Path) -> bool:
-    """Finished, by its summary; a missing or damaged summary (a crash while writing it) is not."""
-    summary = read_summary(run_dir)
-    return summary is not None and summary.complete
-
-
 def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[CellResult]]:
     """The latest unfinished run with this identity (to resume, with its results), or a new directory."""
     identity = run_identity(config)
     earlier = run_folders(config.out, identity)
-    if resume and earlier and not is_complete(earlier[-1]):
+    if resume and earlier and not RunFolder(earlier[-1]).is_complete():
         # Taken before the read: setting damaged lines aside rewrites results.jsonl, which another
         # process (another cache_dir, so another run lock) may be appending to; it stops here.
-        with RunLock(earlier[-1] / ".lock"):
+        with RunLock(earlier[-1] / files.LOCK):
             # a run that stopped before its first row resumes with none; damaged lines are set aside
             return earlier[-1], read_results(earlier[-1], repair=True, missing_ok=True).results
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -79,11 +75,11 @@ def unchanged_since(run_dir: Path, config: ExperimentConfig, digest: str | None)
     if not digest:
         return None
     for earlier in reversed(run_folders(config.out, run_identity(config))):
-        if earlier == run_dir or not is_complete(earlier):
+        if earlier == run_dir or not RunFolder(earlier).is_complete():
             continue
         if _digest_of(earlier) != digest:
             return None  # the results changed since (or its summary cannot be read)
-        if (earlier / "report.md").is_file():
+        if (earlier / files.REPORT).is_file():
             return earlier
     return None
 
@@ -94,13 +90,13 @@ def share_identical_results(run_dir: Path, config: ExperimentConfig, digest: str
     copy on disk; that run, or None (both kept as they are: no such run, or no link can be made
     here). Nothing appends to a file with other names (`own_results`) and a repair swaps in a new
     file, so neither run's rows can change the other's."""
-    mine = run_dir / "results.jsonl"
+    mine = run_dir / files.RESULTS
     for earlier in reversed(run_folders(config.out, run_identity(config))):
-        if earlier == run_dir or not is_complete(earlier):
+        if earlier == run_dir or not RunFolder(earlier).is_complete():
             continue
         if _digest_of(earlier) != digest or not digest:
             return None  # the results changed since
-        theirs = earlier / "results.jsonl"
+        theirs = earlier / files.RESULTS
         try:
             if mine.stat().st_size != theirs.stat().st_size or mine.read_bytes() != theirs.read_bytes():
                 continue  # the same rows, other bytes (the cache flags of a first, live run)
@@ -123,7 +119,7 @@ def _digest_of(run_dir: Path) -> str | None:
 def own_results(run_dir: Path) -> None:
     """Before a run appends to its results.jsonl: when the file has other names (shared with an
     identical earlier run), swap in a copy of its own, so the other names' file is never written."""
-    path = run_dir / "results.jsonl"
+    path = run_dir / files.RESULTS
     try:
         shared = path.lstat().st_nlink > 1 and path.is_file() and not path.is_symlink()
     except OSError:
@@ -205,7 +201,7 @@ def without_untrusted(run_dir: Path, done: list[CellResult], untrusted: dict[Cel
 
 def _drop_rows(run_dir: Path, dropped: Callable[[dict[str, Any]], bool]) -> list[bytes]:
     """Rewrite results.jsonl (whole, atomically) without the rows `dropped` picks; their lines."""
-    path = run_dir / "results.jsonl"
+    path = run_dir / files.RESULTS
     kept: list[bytes] = []
     gone: list[bytes] = []
     for line in path.read_bytes().splitlines(keepends=True):

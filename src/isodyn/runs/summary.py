@@ -14,7 +14,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-SUMMARY_FILE = "summary.json"
+from isodyn.runs.files import SUMMARY
+
+SUMMARY_FILE = SUMMARY
 
 # `exp run` (the last five only at times: a resumed run, a budget, a model that cannot be called, and
 # what failed on this machine)

@@ -27,13 +27,14 @@ from typing import Any
 import orjson
 
 from isodyn.atomic import write_atomic
+from isodyn.runs.files import VERDICTS
 from isodyn.runs.record import grade
 from isodyn.runs.results import CellResult
 from isodyn.runs.safe import UnsafeFile, open_own, read_bounded
 from isodyn.scoring import GRADERS, Question, Score
 from isodyn.scoring.version import grader_version
 
-VERDICTS_FILE = "verdicts.jsonl"
+VERDICTS_FILE = VERDICTS
 # Told what is being done, how much of it is done and its total (a report's progress line).
 Progress = Callable[[str, int, int], None]
 PROGRESS_EVERY = 500  # replies graded between two progress reports (and a worker's chunk)

@@ -9,6 +9,7 @@ import json
 import socket
 from pathlib import Path
 
+from isodyn.runs.folder import RunFolder
 from isodyn.testing.bad_input import Case, Setup, closed_port
 
 # Listening sockets the replica case opened: kept open until the process ends, since a case has no
@@ -69,9 +70,9 @@ def _run_dir(rows: bytes | str | None, config: str | None = "{}") -> Setup:
         run = scratch / "run"
         run.mkdir()
         if rows is not None:
-            (run / "results.jsonl").write_bytes(rows.encode() if isinstance(rows, str) else rows)
+            RunFolder(run).results_file.write_bytes(rows.encode() if isinstance(rows, str) else rows)
         if config is not None:
-            (run / "config.json").write_text(config)
+            RunFolder(run).config_file.write_text(config)
         return []
 
     return make
