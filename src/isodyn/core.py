@@ -96,6 +96,10 @@ class VariationType(_Label):
     REAL_LIFE_CONTEXT = "real_life_context"
 
 
+# A JSON object as it is read from or written to a file or the wire, before it becomes a typed record
+# (or after it was one): results.jsonl rows, summaries, HTTP bodies, released items.
+JsonObject = dict[str, Any]
+
 # Variant indices from here on are demonstrations (few-shot, the hard set's fresh variants); an
 # evaluation variant is always below it (the config refuses more variants), so none is both.
 DEMO_INDEX_START = 1_000_000

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from isodyn.core import Level, Topic
+from isodyn.core import JsonObject, Level, Topic
 from isodyn.errors import IsodynError
 from isodyn.runs.results import SCHEMA_VERSION, CellResult
 from isodyn.runs.schema import Column
@@ -46,7 +46,7 @@ def _normalized(name: str, known: list[str]) -> str:
     return key if key in known else str(name)
 
 
-def _defaults(model: str) -> dict[str, Any]:
+def _defaults(model: str) -> JsonObject:
     return {Column.model: model, Column.strategy: "external", Column.modality: "image", Column.repeat: 0,
             Column.topic: "unknown", Column.level: "unknown", Column.reason: "ok",
             Column.answer_type: "multiple_choice", Column.truth: "", Column.extracted: None}  # fmt: skip
@@ -88,7 +88,7 @@ def _question_id(value: Any) -> str | None:
     return text
 
 
-def long_form_rows(table: pd.DataFrame, model: str, skipped: Skipped | None = None) -> list[dict[str, Any]]:
+def long_form_rows(table: pd.DataFrame, model: str, skipped: Skipped | None = None) -> list[JsonObject]:
     missing = {Column.seed_id, Column.variant, Column.correct} - set(table.columns)
     if missing:
         raise ExternalTableError(f"long-form table lacks column(s) {', '.join(sorted(missing))}")
@@ -110,7 +110,7 @@ def long_form_rows(table: pd.DataFrame, model: str, skipped: Skipped | None = No
 
 def dynamath_wide_rows(
     table: pd.DataFrame, model: str, skipped: Skipped | None = None
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     variant_columns = sorted(
         (c for c in table.columns if re.fullmatch(r"Variant \d+", str(c))),
         key=lambda c: int(str(c).split()[1]),

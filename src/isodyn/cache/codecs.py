@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
+from isodyn.core import AnswerType, JsonObject, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.runs.calls import Call
 from isodyn.runs.record import CellResult
 from isodyn.runs.results import record_check, row_problem
@@ -39,7 +39,7 @@ class VariantForm:
     answer_type: str
     question: str
     answer: str
-    params: dict[str, Any]
+    params: JsonObject
     choices: tuple[str, ...] = ()
     solution: str = ""
     variation_types: tuple[str, ...] = ()
@@ -52,7 +52,7 @@ class RepresentationForm:
     modality: str
     text: str
     image: str | None
-    extra: dict[str, Any]
+    extra: JsonObject
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,9 @@ class ReplayForm:
     variant: VariantForm
     calls: tuple[Call, ...]
     response: str
-    notes: dict[str, Any]
+    notes: JsonObject
     scored: VariantForm | None
-    graded: dict[str, Any] | None
+    graded: JsonObject | None
     grader: str
     finish_reason: str | None = None  # the final reply's; absent in entries made before it was kept
 
@@ -75,7 +75,7 @@ _REPRESENTATION = record_check(RepresentationForm)
 REPLAY_CHECK = record_check(ReplayForm)
 
 
-def dumps(data: dict[str, Any]) -> bytes | None:
+def dumps(data: JsonObject) -> bytes | None:
     """`data` as JSON bytes, or None when it holds what JSON cannot (then it is not stored)."""
     try:
         return orjson.dumps(data)
@@ -93,7 +93,7 @@ def loads(value: Any) -> Any:
         return None
 
 
-def known_labels(data: dict[str, Any]) -> bool:
+def known_labels(data: JsonObject) -> bool:
     """Whether a variant's JSON, of `VariantForm`'s shape, names labels this isodyn knows."""
     return (
         data["topic"] in _TOPICS and data["level"] in _LEVELS and data["answer_type"] in _ANSWER_TYPES
@@ -106,7 +106,7 @@ def variant_from_json(data: Any) -> Variant | None:
     return Variant.from_json(data) if _VARIANT.test(data) and known_labels(data) else None
 
 
-def representation_json(representation: Representation, image: str | None) -> dict[str, Any]:
+def representation_json(representation: Representation, image: str | None) -> JsonObject:
     """The stored form of `representation`, its PNG named by `image` (its digest)."""
     return {
         "modality": representation.modality.value, "text": representation.text, "image": image,
@@ -121,7 +121,7 @@ def representation_from_json(data: Any) -> tuple[Representation, str | None] | N
     return Representation(Modality(data["modality"]), data["text"], None, data["extra"]), data["image"]
 
 
-def graded_from_row(row: dict[str, Any], calls: list[Any]) -> CellResult | None:
+def graded_from_row(row: JsonObject, calls: list[Any]) -> CellResult | None:
     """A memo entry's graded row as the record, or None when it is no current results.jsonl row.
     A row stored without its transcript takes `calls` (the entry's calls, as JSON) as one; `row`
     is the caller's own, freshly read."""

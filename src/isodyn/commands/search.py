@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.atomic import write_atomic
+from isodyn.core import JsonObject
 from isodyn.errors import ConfigError, IsodynError
 from isodyn.experiments.plan import Plan, plan_experiment
 from isodyn.experiments.runner import ModelUnavailable
@@ -247,7 +248,7 @@ def _new_folder(config: ExperimentConfig, settings: SearchSettings) -> Path:
 
 def _write_search_json(folder: Path, request: SearchRequest, totals: SearchTotals | None = None) -> None:
     """search.json: the settings (at the start), then with the totals (at the end)."""
-    data: dict[str, Any] = {"settings": request.settings.to_json(), "run": request.config.to_json()}
+    data: JsonObject = {"settings": request.settings.to_json(), "run": request.config.to_json()}
     if totals is not None:
         data["totals"] = totals.__dict__
     text = json.dumps(data, indent=2, allow_nan=False, default=str) + "\n"

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from isodyn.core import JsonObject
 from isodyn.errors import IsodynError
 
 MB = 1_000_000
@@ -236,7 +237,7 @@ def check_value(value: Any, limit: int, where: str) -> None:
             raise too_big(where, "its text", None, limit, "text_chars")
 
 
-def check_fields(record: dict[str, Any], skip: Iterable[str], limit: int, where: str) -> None:
+def check_fields(record: JsonObject, skip: Iterable[str], limit: int, where: str) -> None:
     """Every field of a record but those in `skip` (pictures) within the text bound."""
     skipped = set(skip)
     for name, value in record.items():
@@ -270,7 +271,7 @@ def check_image(data: Any, limit: int, where: str) -> bytes:
     return data
 
 
-def read_parquet_rows(path: Path, where: str) -> tuple[list[str], list[dict[str, Any]]]:
+def read_parquet_rows(path: Path, where: str) -> tuple[list[str], list[JsonObject]]:
     """A parquet file's column names and rows as dicts (a picture struct as {"bytes", "path"}), read
     in small batches: its size on disk, its declared row count and uncompressed size are checked
     first, and reading stops as soon as the decoded rows pass the file bound (a compressed column can
@@ -287,7 +288,7 @@ def read_parquet_rows(path: Path, where: str) -> tuple[list[str], list[dict[str,
             if declared > bounds.file_bytes:
                 raise too_big(where, "its uncompressed data", declared, bounds.file_bytes, "file_bytes")
             columns = list(meta.schema.to_arrow_schema().names)
-            rows: list[dict[str, Any]] = []
+            rows: list[JsonObject] = []
             decoded = 0
             for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
                 decoded += batch.nbytes
@@ -302,7 +303,7 @@ def read_parquet_rows(path: Path, where: str) -> tuple[list[str], list[dict[str,
     return [c for c in columns if c != "__index_level_0__"], rows
 
 
-def _without_index(row: dict[str, Any]) -> dict[str, Any]:
+def _without_index(row: JsonObject) -> JsonObject:
     return {k: v for k, v in row.items() if k != "__index_level_0__"}
 
 

@@ -19,9 +19,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-from isodyn.core import AnswerType, Level, Topic, Variant
+from isodyn.core import AnswerType, JsonObject, Level, Topic, Variant
 from isodyn.datasets.contained import (
     ReleaseError,
     check_count,
@@ -145,13 +144,13 @@ class Release:
         """The file trial `index` is read from (for messages)."""
         return self.trials[index] if self.parquet else self.trials[index] / "dataset.json"
 
-    def items(self, index: int) -> dict[str, dict[str, Any]]:
+    def items(self, index: int) -> dict[str, JsonObject]:
         path = self.source(index)
         stat = path.stat()
         loader = _load_parquet_items if self.parquet else _load_items
         return loader(path, stat.st_mtime_ns, stat.st_size)
 
-    def image(self, index: int, key: str, item: dict[str, Any]) -> tuple[str, bytes]:
+    def image(self, index: int, key: str, item: JsonObject) -> tuple[str, bytes]:
         """(a reference to the image, its bytes), or ReleaseError naming the item: the path it names
         must stay inside the release, and the bytes be a picture within the image bound."""
         where = f"{self.source(index)} item {key}"
@@ -181,7 +180,7 @@ def _shown(named: Path, found: Path, root: Path) -> str:
 
 
 @lru_cache(maxsize=64)
-def _load_items(path: Path, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
+def _load_items(path: Path, mtime_ns: int, size: int) -> dict[str, JsonObject]:
     """Parsed once per version of the file (a run asks for each item many times)."""
     data = read_json(path)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
@@ -194,7 +193,7 @@ def _load_items(path: Path, mtime_ns: int, size: int) -> dict[str, dict[str, Any
 
 
 @lru_cache(maxsize=16)
-def _load_parquet_items(path: Path, mtime_ns: int, size: int) -> dict[str, dict[str, Any]]:
+def _load_parquet_items(path: Path, mtime_ns: int, size: int) -> dict[str, JsonObject]:
     present, rows = read_parquet_rows(path, str(path))
     columns = resolve_columns(PARQUET_FIELDS, present, fold_case=False)
     for name, spellings in PARQUET_FIELDS.items():
@@ -270,7 +269,7 @@ class ReleasedItem(ReleasedSeed):
         self.answer_type = answer_type
         self.variant_space = len(release.trials)
 
-    def _item(self, index: int) -> dict[str, Any]:
+    def _item(self, index: int) -> JsonObject:
         item = self.release.items(index).get(self.seed_id)
         if item is None:
             raise ReleaseError(f"{self.release.source(index)}: no item {self.seed_id!r}")
@@ -303,7 +302,7 @@ class ReleasedItem(ReleasedSeed):
         return self.release.image(variant.index, self.seed_id, self._item(variant.index))[1]
 
 
-def truth_of(item: dict[str, Any]) -> str:
+def truth_of(item: JsonObject) -> str:
     """An item's answer as graded."""
     return str(item.get("answer", "")).strip()
 

@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from isodyn.core import JsonObject
 from isodyn.datasets.contained import ReleaseError, limits, read_bounded
 from isodyn.datasets.reader import checked_image, label, one_line, read_image
 from isodyn.datasets.release_item import as_png
@@ -121,7 +122,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def run_program(
     file: Path, class_name: str, seed_id: str, index: int, base_seed: int, timeout: float
-) -> tuple[dict[str, Any], bytes]:
+) -> tuple[JsonObject, bytes]:
     """Run `class_name` of `file` once in a fresh subprocess; its report (query, answer, answer_type,
     subject, level) and its picture as PNG bytes. Raises ProgramError (one line) when it fails."""
     file = Path(file).resolve()
@@ -215,7 +216,7 @@ def _run_killable(
         return process.returncode, err.decode("utf-8", "replace"), True
 
 
-def _read_report(result: Path) -> dict[str, Any] | None:
+def _read_report(result: Path) -> JsonObject | None:
     """The child's report; None when it wrote none (or garbage); ProgramError when it is over the
     file bound (a program can put anything in its query)."""
     if not result.is_file():
@@ -269,7 +270,7 @@ def _child() -> None:
     file, class_name, index_text, seed_text, result = sys.argv[1:6]
     index, seed = int(index_text), int(seed_text)
     sys.dont_write_bytecode = True
-    report: dict[str, Any]
+    report: JsonObject
     try:
         report = _draw_in_child(Path(file), class_name, index, seed)
     except BaseException as exc:  # the program's own SystemExit is a failure too
@@ -303,7 +304,7 @@ def _accept_older_matplotlib_arguments() -> None:
     Axes.boxplot = accepting_labels  # type: ignore[method-assign]
 
 
-def _draw_in_child(file: Path, class_name: str, index: int, seed: int) -> dict[str, Any]:
+def _draw_in_child(file: Path, class_name: str, index: int, seed: int) -> JsonObject:
     import importlib.util
     import random
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import DEMO_INDEX_START, Modality, Representation, Variant
+from isodyn.core import DEMO_INDEX_START, JsonObject, Modality, Representation, Variant
 from isodyn.datasets.contained import (
     ReleaseError,
     check_count,
@@ -91,7 +91,7 @@ class HardItem:
     def seed_id(self) -> str:
         return self.genome.seed_id
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "id": self.id,
             "genome": self.genome.to_json(),
@@ -143,7 +143,7 @@ def _lines(file: Path) -> list[bytes]:
     return lines
 
 
-def _json_line(raw: bytes, number: int, where: str) -> dict[str, Any]:
+def _json_line(raw: bytes, number: int, where: str) -> JsonObject:
     """One line as a JSON object, within the line bound."""
     limit = limits().text_chars
     if len(raw) > limit:
@@ -165,7 +165,7 @@ def _json_line(raw: bytes, number: int, where: str) -> dict[str, Any]:
     return value
 
 
-def _text(data: dict[str, Any], name: str, where: str, limit: int | None = None) -> str:
+def _text(data: JsonObject, name: str, where: str, limit: int | None = None) -> str:
     value = data[name]
     if not isinstance(value, str) or (limit is not None and not 0 < len(value) <= limit):
         bound = f" of 1 to {limit} characters" if limit is not None else ""
@@ -184,7 +184,7 @@ def _found_by(value: Any, where: str) -> tuple[FoundBy, ...]:
     return tuple(units)
 
 
-def _checked_fields(data: dict[str, Any], where: str) -> None:
+def _checked_fields(data: JsonObject, where: str) -> None:
     missing = [name for name in FIELDS if name not in data]
     if missing:
         raise ReleaseError(f"{where}: no field {missing[0]!r} (a hard-set item has {', '.join(FIELDS)})")
@@ -193,7 +193,7 @@ def _checked_fields(data: dict[str, Any], where: str) -> None:
         raise ReleaseError(f"{where}: unknown field {one_line(repr(unknown[0]), 60)}")
 
 
-def _item(data: dict[str, Any], where: str) -> HardItem:
+def _item(data: JsonObject, where: str) -> HardItem:
     """A line's object as an item: every field checked, and its id recomputed from its genome."""
     _checked_fields(data, where)
     try:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from isodyn.core import AnswerType, Modality, Topic
+from isodyn.core import AnswerType, JsonObject, Modality, Topic
 from isodyn.datasets.contained import ReleaseError
 from isodyn.datasets.reader import clean, one_line
 from isodyn.generators.base import format_choices, letter
@@ -41,7 +41,7 @@ class Built:
     intro: str  # the task statement, first in every rendering
     image_note: str  # what the picture shows, for the image rendering
     contents: dict[Modality, tuple[str, str]]  # text modality -> (lead, the representation as released)
-    facts: dict[str, Any] = field(default_factory=dict)  # other released values (kept in params)
+    facts: JsonObject = field(default_factory=dict)  # other released values (kept in params)
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class TaskSpec:
 class Row:
     """One released record with its fields resolved to canonical names; errors name file and item."""
 
-    def __init__(self, values: dict[str, Any], columns: dict[str, str], where: str) -> None:
+    def __init__(self, values: JsonObject, columns: dict[str, str], where: str) -> None:
         self.values = values
         self.columns = columns
         self.where = where
@@ -167,7 +167,7 @@ def _math_contents(row: Row) -> dict[Modality, tuple[str, str]]:
     return found
 
 
-def _math_facts(row: Row) -> dict[str, Any]:
+def _math_facts(row: Row) -> JsonObject:
     domain = row.get("domain")
     return {} if domain is None else {"domain": domain}
 

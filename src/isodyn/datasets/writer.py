@@ -24,9 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from isodyn.core import Modality, Representation, Topic, Variant
+from isodyn.core import JsonObject, Modality, Representation, Topic, Variant
 from isodyn.generators import SeedProgram, all_seeds
 
 CONTACT_ITEMS = 4  # items per seed on a contact sheet
@@ -76,11 +76,11 @@ def _renderings(opener: Callable[[Path], Renderings], cache_dir: str) -> Renderi
 
 def _item(
     seed_id: str, index: int, base_seed: int, cache: tuple[Callable[[Path], Renderings], str] | None, out: str
-) -> dict[str, Any]:
+) -> JsonObject:
     """Build one item and write its image (runs in a worker process)."""
     seed = all_seeds()[seed_id]
     variant = seed.variant(index, base_seed)
-    representations: dict[str, dict[str, Any]] = {}
+    representations: dict[str, JsonObject] = {}
     for modality in seed.modalities:
         if cache:
             rep = _renderings(*cache).representation(seed, variant, modality)
@@ -143,7 +143,7 @@ def check_size(seeds: int, variants: int) -> None:
         )
 
 
-def build_dataset(request: DatasetRequest) -> dict[str, Any]:
+def build_dataset(request: DatasetRequest) -> JsonObject:
     """Write the dataset; returns counts (items, images, per-answer counts per seed)."""
     check_size(len(request.seed_ids), request.variants)
     (request.out / "images").mkdir(parents=True, exist_ok=True)
@@ -181,13 +181,13 @@ def default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def contact_sheet_png(items: list[dict[str, Any]], root: Path, title: str) -> bytes:
+def contact_sheet_png(items: list[JsonObject], root: Path, title: str) -> bytes:
     """Tile the first few items of each seed: one row per seed, captioned with id and answer."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.image import imread
 
-    by_seed: dict[str, list[dict[str, Any]]] = {}
+    by_seed: dict[str, list[JsonObject]] = {}
     for item in items:
         if item["representations"].get(Modality.IMAGE.value, {}).get("image"):
             by_seed.setdefault(item["seed_id"], []).append(item)
@@ -210,7 +210,7 @@ def contact_sheet_png(items: list[dict[str, Any]], root: Path, title: str) -> by
     return buffer.getvalue()
 
 
-def write_contact_sheets(items: list[dict[str, Any]], out: Path) -> list[Path]:
+def write_contact_sheets(items: list[JsonObject], out: Path) -> list[Path]:
     """One contact sheet per topic: `contact_sheet-<topic>.png`."""
     paths = []
     topics = sorted({i["topic"] for i in items})

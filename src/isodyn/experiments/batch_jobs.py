@@ -13,8 +13,9 @@ import json
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import get_args
 
+from isodyn.core import JsonObject
 from isodyn.experiments.llm import estimated_tokens
 from isodyn.models.catalog import LOCAL_PROVIDER, is_local, litellm_module, price_entry
 from isodyn.models.requests import ModelRequest, Reply, finish_reason_of, token_count
@@ -60,11 +61,11 @@ class Endpoint:
     api_key_env: str | None
     timeout_s: float
 
-    def kwargs(self, transfer: bool = False, retries: bool = True) -> dict[str, Any]:
+    def kwargs(self, transfer: bool = False, retries: bool = True) -> JsonObject:
         """litellm's arguments: a file upload or download (`transfer`) gets at least 10 minutes; a
         request that is not safe to repeat gets no retry (`retries=False`)."""
         timeout = max(self.timeout_s, TRANSFER_TIMEOUT_S) if transfer else self.timeout_s
-        kwargs: dict[str, Any] = {"custom_llm_provider": self.provider, "timeout": timeout}
+        kwargs: JsonObject = {"custom_llm_provider": self.provider, "timeout": timeout}
         if not retries:
             kwargs["max_retries"] = 0
         if self.api_base:
@@ -160,7 +161,7 @@ def read_lines(data: bytes, model: str) -> dict[str, ItemResult]:
     return found
 
 
-def _item(line: dict[str, Any], model: str) -> ItemResult:
+def _item(line: JsonObject, model: str) -> ItemResult:
     response = line.get("response")
     if not isinstance(response, dict):
         error = line.get("error")

@@ -13,7 +13,7 @@ from typing import Any
 
 from isodyn.cache import cache_key
 from isodyn.cache.renders import RenderCache
-from isodyn.core import Modality, Representation, Variant
+from isodyn.core import JsonObject, Modality, Representation, Variant
 from isodyn.experiments.call_errors import caused_by, error_reason, exception_chain
 from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss
 from isodyn.experiments.memo import Replay, ReplayMemo, grading_stamp
@@ -69,7 +69,7 @@ def _generation_params(config: ExperimentConfig, model: str, repeat: int, sample
 
 
 def call_request(
-    config: ExperimentConfig, model: str, messages: list[dict[str, Any]], repeat: int, step: str, sample: int
+    config: ExperimentConfig, model: str, messages: list[JsonObject], repeat: int, step: str, sample: int
 ) -> ModelRequest:
     """The request a cell's call sends. The one place its parameters and server are chosen: the key
     of a call read back from a row (`recorded_key`) is computed from it too, so the two cannot drift."""
@@ -236,7 +236,7 @@ def _scored(
     cell: Cell,
     scored: Variant,
     final: Reply,
-    notes: dict[str, Any],
+    notes: JsonObject,
     calls: tuple[Call, ...],
     grader: str = DEFAULT_GRADER,
 ) -> CellResult:
@@ -266,7 +266,7 @@ async def _run_strategy(
     representation = materials.render(variant, cell.modality)
 
     async def ask(
-        messages: list[dict[str, Any]], step: str, *, model: str | None = None, sample: int = 0
+        messages: list[JsonObject], step: str, *, model: str | None = None, sample: int = 0
     ) -> Reply:
         chosen = model or cell.model
         request = call_request(plan.config, chosen, messages, cell.repeat, step, sample)

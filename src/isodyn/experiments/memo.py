@@ -34,7 +34,7 @@ import diskcache
 from isodyn.cache.codecs import REPLAY_CHECK, dumps, graded_from_row, known_labels, loads
 from isodyn.cache.folder import Stores
 from isodyn.cache.stores import open_store
-from isodyn.core import Variant
+from isodyn.core import JsonObject, Variant
 from isodyn.models.requests import Reply
 from isodyn.prompts import files_digest
 from isodyn.runs.calls import Call
@@ -86,11 +86,11 @@ class Replay:
 
     # A variant read back from the memo stays JSON (checked) until a regrade asks for it: a replay
     # that takes its graded row, as most do, never does.
-    variant: Variant | dict[str, Any]
+    variant: Variant | JsonObject
     calls: tuple[Call, ...]  # in call order: request (images hashed), key, reply; each a cache hit
     response: str  # the final reply's text (a vote or a remapped letter may not be any call's text)
-    notes: dict[str, Any]
-    scored: dict[str, Any] | None  # Variant.to_json() when the strategy scored another variant
+    notes: JsonObject
+    scored: JsonObject | None  # Variant.to_json() when the strategy scored another variant
     # The row as a replay gives it, graded as `grader` says (`grading_stamp`): a rerun with the same
     # stamp takes it as it is (grading is a function of the code, which is in the key, the grader,
     # the libraries it reads with, and the reply).
@@ -108,7 +108,7 @@ class Replay:
             return Variant.from_json(self.scored)
         return self.variant if isinstance(self.variant, Variant) else Variant.from_json(self.variant)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The stored form (`codecs.ReplayForm`): the graded row's transcript is left out when it
         is `calls`, as it is for every cell the runner remembers."""
         row = self.graded.to_row() if self.graded is not None else None

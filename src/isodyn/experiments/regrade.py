@@ -11,13 +11,13 @@ import re
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
 from isodyn.cache import ResponseCache
 from isodyn.cache.folder import Stores
-from isodyn.core import AnswerType
+from isodyn.core import AnswerType, JsonObject
 from isodyn.experiments.call_errors import error_reason
 from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss
 from isodyn.experiments.redaction import redact
@@ -65,7 +65,7 @@ async def _bounded(jobs: list[Awaitable[T]], limit: int) -> list[T]:
     return await asyncio.gather(*(one(j) for j in jobs))
 
 
-def _judge_request(settings: JudgeSettings, messages: list[dict[str, Any]], step: str) -> ModelRequest:
+def _judge_request(settings: JudgeSettings, messages: list[JsonObject], step: str) -> ModelRequest:
     return ModelRequest(settings.model, messages, dict(JUDGE_PARAMS), settings.api_base, 0, step)
 
 
@@ -121,7 +121,7 @@ async def judge_cell(
     if not needs_judge(result):
         return result
     reading = await _judged_answer(result, settings, client, tolerance)
-    detail: dict[str, Any] = {"key": reading.key, "answer": reading.said}
+    detail: JsonObject = {"key": reading.key, "answer": reading.said}
     if reading.refused is not None:
         detail["refused"] = reading.refused
     if reading.verdict is None:  # no answer the rules can compare: the rules' verdict stands
@@ -247,7 +247,7 @@ class RulesAgainstJudge:
     clear_verdicts: int
     rules: tuple[str, ...]
     judge: tuple[str, ...]
-    disagreements: list[dict[str, Any]]
+    disagreements: list[JsonObject]
 
 
 async def audit_rules(
@@ -285,12 +285,12 @@ def _cell_label(result: CellResult) -> str:
 
 async def process_evaluate(
     results: list[CellResult], settings: JudgeSettings, client: CachedClient, every: bool
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """MM-MATH process evaluation of wrong (or, with `every`, all graded) replies; the question and
     the reference solution come from each cell's own record."""
     chosen = [r for r in results if r.graded and r.response and (every or not r.correct)]
 
-    async def judge(result: CellResult) -> dict[str, Any]:
+    async def judge(result: CellResult) -> JsonObject:
         response = result.response or ""
         messages = process_messages(result.question, result.truth, result.solution, response)
         reply, key, hit = await client.complete(_judge_request(settings, messages, "judge-process"))
@@ -316,7 +316,7 @@ def open_client(cache_dir: Path) -> tuple[CachedClient, ResponseCache]:
     return CachedClient(store), store
 
 
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_jsonl(path: Path, rows: list[JsonObject]) -> None:
     """Plain records (process evaluation) as JSON lines; cell results go through `write_results`."""
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:

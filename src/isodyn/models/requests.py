@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from isodyn.core import JsonObject
+
 # The token limit of a reply when none is set (`max_tokens=`): room for the chain of thought of current
 # reasoning models; 512 cut most of them short.
 DEFAULT_MAX_TOKENS = 4096
@@ -31,8 +33,8 @@ DEFAULT_MAX_TOKENS = 4096
 @dataclass(frozen=True)
 class ModelRequest:
     model: str
-    messages: list[dict[str, Any]]
-    params: dict[str, Any] = field(default_factory=dict)
+    messages: list[JsonObject]
+    params: JsonObject = field(default_factory=dict)
     api_base: str | None = None
     repeat: int = 0
     step: str = "answer"

@@ -13,8 +13,8 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from isodyn.core import JsonObject
 from isodyn.runs.files import BATCHES
 
 LEDGER = BATCHES
@@ -31,14 +31,14 @@ class BatchJob:
     api_base: str | None  # the server it went to (None: the provider's own)
     keys: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "batch_id": self.batch_id, "input_file_id": self.input_file_id, "model": self.model,
             "provider": self.provider, "api_base": self.api_base, "keys": list(self.keys),
         }  # fmt: skip
 
     @classmethod
-    def from_json(cls, line: dict[str, Any]) -> BatchJob:
+    def from_json(cls, line: JsonObject) -> BatchJob:
         keys = line["keys"]
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
             raise ValueError("keys must be a list of strings")
@@ -84,14 +84,14 @@ class BatchLedger:
             }
         )
 
-    def _append(self, record: dict[str, Any]) -> None:
+    def _append(self, record: JsonObject) -> None:
         line = json.dumps({"t": round(time.time(), 3), **record}, ensure_ascii=False, allow_nan=False)
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")  # ids and hex keys only: nothing to redact
             handle.flush()
             os.fsync(handle.fileno())  # a job id lost to a crash would be paid for and never collected
 
-    def _lines(self) -> list[dict[str, Any]]:
+    def _lines(self) -> list[JsonObject]:
         if not self.path.is_file():
             return []
         found = []

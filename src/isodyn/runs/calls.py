@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from isodyn.core import JsonObject
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Call:
@@ -17,7 +19,7 @@ class Call:
     step: str
     model: str
     sample: int = 0
-    messages: Sequence[dict[str, Any]] = ()
+    messages: Sequence[JsonObject] = ()
     key: str | None = None
     cache_hit: bool | None = None
     response: str | None = None
@@ -40,7 +42,7 @@ class Call:
         for name, value in zip(CALL_FIELDS, state, strict=True):
             object.__setattr__(self, name, value)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         data = {name: getattr(self, name) for name in CALL_FIELDS}
         data["messages"] = list(self.messages)
         return data

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import Modality
+from isodyn.core import JsonObject, Modality
 from isodyn.errors import ConfigError
 from isodyn.models.local import DEFAULT_MODEL
 from isodyn.models.requests import DEFAULT_MAX_TOKENS
@@ -101,7 +101,7 @@ class ExperimentConfig:
             if isinstance(value, float) and not math.isfinite(value):
                 raise ConfigError(f"{name} must be a finite number, not {value}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {f.name: _jsonable(getattr(self, f.name)) for f in fields(self)}
 
     def digest(self, names: tuple[str, ...], **extra: Any) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from isodyn.core import AnswerType, Modality
+from isodyn.core import AnswerType, JsonObject, Modality
 from isodyn.models.requests import CUT_OFF
 from isodyn.runs.calls import Call, Usage
 from isodyn.runs.schema import COLUMNS, DEFAULTS, JUDGE, SCHEMA_VERSION, FlatColumn, migrate
@@ -133,7 +133,7 @@ class CellResult:
     finish_reason: str | None = None  # the final reply's ("length": cut off); None: not known
     calls: tuple[Call, ...] = ()
     usage: Usage = field(default_factory=Usage)
-    notes: dict[str, Any] = field(default_factory=dict)
+    notes: JsonObject = field(default_factory=dict)
     schema: int = SCHEMA_VERSION
 
     # --- the verdict ------------------------------------------------------------------------------
@@ -283,7 +283,7 @@ class CellResult:
         return self.decided_by
 
     @property
-    def judge_extract(self) -> dict[str, Any] | None:
+    def judge_extract(self) -> JsonObject | None:
         """The judge's reading, when a judge was asked."""
         judged = self.scores.get(JUDGE)
         return dict(judged.detail or {}) if judged is not None else None
@@ -312,7 +312,7 @@ class CellResult:
     def latency_s(self) -> float:
         return self.usage.latency_s
 
-    def to_row(self) -> dict[str, Any]:
+    def to_row(self) -> JsonObject:
         """The results.jsonl form: flat, JSON-ready, every `Row` column (what `result_line` writes)."""
         row = self.flat()
         row["choices"] = list(self.choices)
@@ -320,12 +320,12 @@ class CellResult:
         row["transcript"] = [call.to_json() for call in self.calls]
         return row
 
-    def flat(self) -> dict[str, Any]:
+    def flat(self) -> JsonObject:
         """The columns (`schema.COLUMNS`, in order), their values as the record holds them (calls as
         `Call`s, tuples): what `result_line` writes."""
         return _FLAT(self)
 
-    def scores_json(self) -> dict[str, Any]:
+    def scores_json(self) -> JsonObject:
         """Every score, when the verdict is not the only one or keeps a detail; else none (the verdict
         columns say it all)."""
         verdict = self.verdict
@@ -369,11 +369,11 @@ class CellResult:
         )  # fmt: skip
 
 
-def flat_reader(columns: tuple[FlatColumn, ...] = COLUMNS) -> Callable[[CellResult], dict[str, Any]]:
+def flat_reader(columns: tuple[FlatColumn, ...] = COLUMNS) -> Callable[[CellResult], JsonObject]:
     """The function from a record to its columns, compiled from their sources: one dict display, as
     fast as one written by hand (it runs for every row a run writes)."""
     display = ", ".join(f"{c.name!r}: record.{c.source}" for c in columns)
-    namespace: dict[str, Any] = {}
+    namespace: JsonObject = {}
     exec(f"def flat(record):\n    return {{{display}}}", namespace)
     return namespace["flat"]  # type: ignore[no-any-return]
 
@@ -382,9 +382,9 @@ def flat_reader(columns: tuple[FlatColumn, ...] = COLUMNS) -> Callable[[CellResu
 _FLAT = flat_reader()
 
 
-def score_json(score: Score) -> dict[str, Any]:
+def score_json(score: Score) -> JsonObject:
     """A score as `scores` in a row holds it (its grader is its key)."""
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "correct": score.correct, "extracted": score.extracted, "reason": score.reason,
         "method": score.method, "ambiguity": score.ambiguity,
     }  # fmt: skip

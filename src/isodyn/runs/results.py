@@ -23,7 +23,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 import orjson
 
-from isodyn.core import AnswerType, Modality
+from isodyn.core import AnswerType, JsonObject, Modality
 from isodyn.errors import IsodynError
 from isodyn.runs import files
 from isodyn.runs.calls import Call
@@ -163,7 +163,7 @@ def record_check(record: type, optional: frozenset[str] = frozenset(), skip_null
     deep = {name: e.deep for name, e in expects.items() if e.deep is not None}
     null = type(None)
 
-    def fits(data: dict[str, Any]) -> bool:
+    def fits(data: JsonObject) -> bool:
         # the hot loop of every read: set look-ups, a function call only where a field needs one
         for name in required:
             if name not in data:
@@ -195,7 +195,7 @@ _SCORE_CHECK = record_check(ScoreRow)
 _CELL_CHECK = record_check(Row)
 
 
-def _cell_problem(data: dict[str, Any]) -> str | None:
+def _cell_problem(data: JsonObject) -> str | None:
     """What keeps a (migrated) row from being a CellResult, or None."""
     if not _CELL_CHECK.test(data):
         return _CELL_CHECK.explain(data)
@@ -211,7 +211,7 @@ def _cell_problem(data: dict[str, Any]) -> str | None:
     return None
 
 
-def row_problem(row: dict[str, Any], where: str = "a row") -> str | None:
+def row_problem(row: JsonObject, where: str = "a row") -> str | None:
     """What keeps a results.jsonl row from being read as a CellResult (None when it fits). Raises
     NewerRun for a schema newer than this isodyn knows: its rows may mean other things."""
     schema = row.get("schema", 1)
@@ -237,7 +237,7 @@ def row_problem(row: dict[str, Any], where: str = "a row") -> str | None:
 BOM = b"\xef\xbb\xbf"  # an editor's UTF-8 byte order mark at the start of a file
 
 
-def parsed_line(line: bytes) -> tuple[dict[str, Any] | None, str]:
+def parsed_line(line: bytes) -> tuple[JsonObject | None, str]:
     """A line of a JSON-lines file as an object, or None and why it is not one."""
     if not line.endswith(b"\n"):
         return None, "cut short (no newline at its end)"
@@ -257,15 +257,15 @@ def parsed_line(line: bytes) -> tuple[dict[str, Any] | None, str]:
 class LinesRead:
     """The records of a JSON-lines file that fit, and the lines that do not, as they were."""
 
-    rows: list[dict[str, Any]]
+    rows: list[JsonObject]
     good: list[bytes]
     damaged: list[bytes]
     first_problem: str | None  # "line 3: correct is 'maybe', not true or false or null"
 
 
 def scan_lines(
-    path: Path, problem: Callable[[dict[str, Any], str], str | None]
-) -> Iterator[tuple[dict[str, Any] | None, bytes, str]]:
+    path: Path, problem: Callable[[JsonObject, str], str | None]
+) -> Iterator[tuple[JsonObject | None, bytes, str]]:
     """Each non-blank line of `path`, read as the file is read (never the whole file at once): the
     JSON object when `problem(row, where)` says None, else None and "line N: why", with the line as
     it was. `problem` may raise to refuse the whole file."""
@@ -281,10 +281,10 @@ def scan_lines(
             yield (None, line, f"line {number}: {why}") if why or row is None else (row, line, "")
 
 
-def read_lines(path: Path, problem: Callable[[dict[str, Any], str], str | None]) -> LinesRead:
+def read_lines(path: Path, problem: Callable[[JsonObject, str], str | None]) -> LinesRead:
     """Every line of `path` that is a JSON object for which `problem(row, where)` says None; the
     others are set aside (blank lines are skipped). `problem` may raise to refuse the whole file."""
-    rows: list[dict[str, Any]] = []
+    rows: list[JsonObject] = []
     good: list[bytes] = []
     damaged: list[bytes] = []
     first: str | None = None
@@ -300,7 +300,7 @@ def read_lines(path: Path, problem: Callable[[dict[str, Any], str], str | None])
 
 @dataclass(frozen=True)
 class RowsRead:
-    rows: list[dict[str, Any]]
+    rows: list[JsonObject]
     damaged: int  # lines that are not a whole row: not JSON (a cut write, a damaged disk) or not a cell
     first_problem: str | None = None  # the first of them and why
 
@@ -337,7 +337,7 @@ def _results_path(run_dir: Path, missing_ok: bool) -> Path | None:
     raise FileNotFoundError(f"no results.jsonl in {run_dir}")
 
 
-def load_rows(run_dir: Path, repair: bool = False) -> list[dict[str, Any]]:
+def load_rows(run_dir: Path, repair: bool = False) -> list[JsonObject]:
     """The complete rows of a run's results.jsonl (see `read_rows`)."""
     return read_rows(run_dir, repair).rows
 
@@ -348,7 +348,7 @@ class Run:
 
     directory: Path
     results: list[CellResult]
-    config: dict[str, Any]
+    config: JsonObject
     summary: RunSummary | None  # None: none, or a damaged one
     damaged: int = 0  # lines set aside as damaged (see `read_rows`)
     duplicates: int = 0  # rows of a cell already read (two processes wrote one run): ignored
@@ -403,7 +403,7 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
     )  # fmt: skip
 
 
-def _object(value: Any) -> dict[str, Any] | None:
+def _object(value: Any) -> JsonObject | None:
     """A JSON file's content when it is an object; anything else (a list, a number) is as damaged."""
     return value if isinstance(value, dict) else None
 
@@ -450,7 +450,7 @@ def results_frame(results: Sequence[CellResult], copy_calls: bool = True) -> Any
     return pd.DataFrame(rows, columns=list(ROW_FIELDS))
 
 
-def _row_sharing_calls(result: CellResult) -> dict[str, Any]:
+def _row_sharing_calls(result: CellResult) -> JsonObject:
     row = result.flat()  # its transcript: the record's tuple of Calls
     row["choices"] = list(result.choices)
     row["variation_types"] = list(result.variation_types)

@@ -12,9 +12,9 @@ import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from isodyn.atomic import write_atomic
+from isodyn.core import JsonObject
 from isodyn.datasets.kinds import resolved
 from isodyn.runs import files
 from isodyn.runs.config import ExperimentConfig
@@ -34,7 +34,7 @@ RUN_IDENTITY = ("models", "strategies", "modalities", "seeds", "variants", "base
 
 def run_identity(config: ExperimentConfig) -> str:
     # The dataset only when there is one, so runs on generated seeds keep their identity.
-    extra: dict[str, Any] = {"dataset": resolved(config.dataset)} if config.dataset is not None else {}
+    extra: JsonObject = {"dataset": resolved(config.dataset)} if config.dataset is not None else {}
     if config.shard is not None:  # each shard is a run of its own; `exp merge` joins them
         extra["shard"] = list(config.shard)
     if config.grader != DEFAULT_GRADER:  # the default is left out so earlier runs keep their identity
@@ -143,7 +143,7 @@ def new_run_dir(config: ExperimentConfig) -> Path:
     return open_run_dir(config, resume=False)[0]
 
 
-def cell_of(row: dict[str, Any]) -> tuple[str, str, str, str, int, int]:
+def cell_of(row: JsonObject) -> tuple[str, str, str, str, int, int]:
     """A results.jsonl row's cell (as `CellResult.cell`)."""
     return (row["model"], row["strategy"], row["modality"], row["seed_id"], row["variant"], row["repeat"])
 
@@ -199,7 +199,7 @@ def without_untrusted(run_dir: Path, done: list[CellResult], untrusted: dict[Cel
     return [r for r in done if r.cell not in untrusted]
 
 
-def _drop_rows(run_dir: Path, dropped: Callable[[dict[str, Any]], bool]) -> list[bytes]:
+def _drop_rows(run_dir: Path, dropped: Callable[[JsonObject], bool]) -> list[bytes]:
     """Rewrite results.jsonl (whole, atomically) without the rows `dropped` picks; their lines."""
     path = run_dir / files.RESULTS
     kept: list[bytes] = []
@@ -213,7 +213,7 @@ def _drop_rows(run_dir: Path, dropped: Callable[[dict[str, Any]], bool]) -> list
     return gone
 
 
-def _row(line: bytes) -> dict[str, Any] | None:
+def _row(line: bytes) -> JsonObject | None:
     try:
         row = json.loads(line)
     except ValueError:
@@ -221,7 +221,7 @@ def _row(line: bytes) -> dict[str, Any] | None:
     return row if isinstance(row, dict) else None
 
 
-def _cell_or_none(row: dict[str, Any]) -> tuple[str, str, str, str, int, int] | None:
+def _cell_or_none(row: JsonObject) -> tuple[str, str, str, str, int, int] | None:
     """The row's cell (as `cell_of`), or None for a row that does not name one."""
     try:
         cell = cell_of(row)

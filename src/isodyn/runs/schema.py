@@ -13,7 +13,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from isodyn.core import AnswerType
+from isodyn.core import AnswerType, JsonObject
 from isodyn.runs.calls import Call
 from isodyn.scoring import DEFAULT_GRADER, Tolerance
 from isodyn.scoring.extract import NONE_FOUND
@@ -23,7 +23,7 @@ GRADED = ("ok", "extraction_failed", "truncated")  # reasons of a cell whose rep
 JUDGE = "judge"  # the grader name (and `scores` key) of the judge's reading
 
 
-def migrate(row: Mapping[str, Any]) -> dict[str, Any]:
+def migrate(row: Mapping[str, Any]) -> JsonObject:
     """A row of an older schema brought to the current one (pure). Version 1 rows (before the
     record) may lack the question (taken from the last user message of the transcript), the grading
     method and ambiguity, the grader and the tolerance; their missing counts were never written.
@@ -48,7 +48,7 @@ def migrate(row: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _judge_as_score(row: Mapping[str, Any]) -> dict[str, Any]:
+def _judge_as_score(row: Mapping[str, Any]) -> JsonObject:
     """A version-2 row's `judge_extract` ({key, answer, rules: {extracted, method}}) as the judge's
     score: the verdict when the judge decided it (method "judge"), another score when it did not."""
     data = {k: v for k, v in row.items() if k != "judge_extract"}
@@ -73,7 +73,7 @@ def _judge_as_score(row: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _asked_in_transcript(transcript: Iterable[dict[str, Any]]) -> str:
+def _asked_in_transcript(transcript: Iterable[JsonObject]) -> str:
     """The text of the last user message of a transcript (what a version-1 row was asked)."""
     for call in reversed(list(transcript)):
         for message in reversed(call.get("messages") or []):
@@ -138,9 +138,9 @@ COLUMNS: tuple[FlatColumn, ...] = (
     _column("finish_reason", str | None, None, "finish_reason"),
     _column("error", str | None, None, "outcome.message"),
     # every score by grader, when not only one
-    _column("scores", dict[str, Any], MappingProxyType({}), "scores_json()"),
+    _column("scores", JsonObject, MappingProxyType({}), "scores_json()"),
     _column("transcript", tuple[Call, ...], (), "calls"),
-    _column("notes", dict[str, Any], MappingProxyType({}), "notes"),
+    _column("notes", JsonObject, MappingProxyType({}), "notes"),
     _column("cache_hit", bool | None, None, "usage.cache_hit"),
     _column("prompt_tokens", int, 0, "usage.prompt_tokens"),
     _column("completion_tokens", int, 0, "usage.completion_tokens"),
@@ -178,7 +178,7 @@ class ScoreRow:
     reason: str
     method: str | None
     ambiguity: str | None = None
-    detail: dict[str, Any] | None = None
+    detail: JsonObject | None = None
 
 
 class Column(StrEnum):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from isodyn.core import JsonObject
 from isodyn.runs.files import SUMMARY
 
 SUMMARY_FILE = SUMMARY
@@ -48,7 +49,7 @@ class Spending:
     retries: int = 0
     cost_usd: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"calls_made": self.calls_made, "cache_hits": self.cache_hits, "retries": self.retries,
                 "cost_usd": self.cost_usd}  # fmt: skip
 
@@ -69,7 +70,7 @@ class JudgeCalls:
     cache_hits: int = 0
     cost_usd: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"calls_made": self.calls_made, "cache_hits": self.cache_hits, "cost_usd": self.cost_usd}
 
     @classmethod
@@ -90,7 +91,7 @@ class MergedShards:
     missing: tuple[int, ...]  # shard numbers not given
     unfinished: tuple[int, ...]  # shards given whose cells are not all in
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"of": self.of, "merged": list(self.merged), "missing": list(self.missing),
                 "unfinished": list(self.unfinished)}  # fmt: skip
 
@@ -157,9 +158,9 @@ class RunSummary:
         """Whether summary.json holds `key` (as `to_json` writes it)."""
         return key in self.keys and self._value(key) is not None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The keys of `keys`, in order, each whose value is not None."""
-        out: dict[str, Any] = {}
+        out: JsonObject = {}
         for key in self.keys:
             value = self._value(key)
             if value is not None:
@@ -177,7 +178,7 @@ class RunSummary:
         kept in `extra` and written again in its place. ValueError for what is not an object, or a
         known key whose value is not of its type (a damaged or hand-edited file)."""
         found = _object(data, "summary")
-        known: dict[str, Any] = {}
+        known: JsonObject = {}
         for key, value in found.items():
             if key in _READERS:
                 known[key] = None if value is None and key in _OPTIONAL else _READERS[key](value, key)

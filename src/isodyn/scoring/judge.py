@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from isodyn.core import JsonObject
 from isodyn.prompts import render_template
 from isodyn.scoring.json_answer import JSON_FAILURES
 
@@ -26,7 +26,7 @@ ERROR_TYPES = (
 )
 
 
-def extractor_messages(question: str, reply: str, choices: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+def extractor_messages(question: str, reply: str, choices: tuple[str, ...] = ()) -> list[JsonObject]:
     lettered = list(zip("ABCDEFGHIJ", choices, strict=False))
     prompt = render_template("judge_extract.j2", question=question, reply=reply, choices=lettered)
     return [{"role": "user", "content": prompt}]
@@ -52,7 +52,7 @@ def solution_steps(solution: str) -> list[str]:
     return lines or [text.strip()]
 
 
-def process_messages(question: str, truth: str, reference: str, reply: str) -> list[dict[str, Any]]:
+def process_messages(question: str, truth: str, reference: str, reply: str) -> list[JsonObject]:
     prompt = render_template(
         "judge_process.j2", question=question, truth=truth, reference=reference, steps=solution_steps(reply)
     )
@@ -86,7 +86,7 @@ def parse_process_reply(text: str, n_steps: int) -> ProcessVerdict:
     return ProcessVerdict(step, error, str(found.get("explanation", "")), readable=valid)
 
 
-def _last_json(text: str) -> dict[str, Any] | None:
+def _last_json(text: str) -> JsonObject | None:
     """The last JSON object in the text that parses (judges wrap JSON in prose and fences)."""
     decoder = json.JSONDecoder()
     found = None

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import DEMO_INDEX_START, Modality, Representation, Variant
+from isodyn.core import DEMO_INDEX_START, JsonObject, Modality, Representation, Variant
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.plan import Plan
 from isodyn.experiments.runner import execute
@@ -49,7 +49,7 @@ class SearchSettings:
     search_seed: int = 0  # seeds the guided searcher's own choices
     per_round: int = 4  # variants a searcher proposes before it hears the outcomes
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "budget": self.budget, "searchers": [s.value for s in self.searchers], "confirm": self.confirm,
             "baseline": self.baseline, "transfer": list(self.transfer), "search_seed": self.search_seed,

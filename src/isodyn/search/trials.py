@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
-from isodyn.core import Modality
+from isodyn.core import JsonObject, Modality
 from isodyn.generators.tape import Genome, TapeError
 
 
@@ -73,7 +72,7 @@ class Trial:
     searcher: Searcher
     number: int  # 0-based order within the unit's searcher
     genome: Genome
-    params: dict[str, Any]  # the variant's params, for explaining what failures share
+    params: JsonObject  # the variant's params, for explaining what failures share
     answer: str  # the truth
     asks: tuple[Asked, ...]  # the first ask, then the confirming repeats in order
     status: TrialStatus
@@ -92,7 +91,7 @@ class Trial:
     def confirmed(self) -> bool:
         return self.status is TrialStatus.CONFIRMED
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "model": self.unit.model,
             "strategy": self.unit.strategy,
@@ -121,7 +120,7 @@ class Trial:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Trial:
+    def from_json(cls, data: JsonObject) -> Trial:
         """A line of trials.jsonl (TapeError, KeyError or ValueError on a damaged one)."""
         unit = Unit(
             str(data["model"]), str(data["strategy"]), Modality(data["modality"]), str(data["seed_id"])

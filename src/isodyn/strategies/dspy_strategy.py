@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import TEXT_MODALITIES, Representation, Variant
+from isodyn.core import TEXT_MODALITIES, JsonObject, Representation, Variant
 from isodyn.models.catalog import is_local
 from isodyn.models.requests import ModelRequest, Reply
 from isodyn.prompts import format_answer
@@ -211,7 +211,7 @@ def training_split(ctx: CellContext) -> list[tuple[str, int]]:
     return [(seeds[i % len(seeds)], TRAIN_INDEX_START + i) for i in range(N_TRAIN)]
 
 
-def _generation(preparation: Preparation, model: str) -> dict[str, Any]:
+def _generation(preparation: Preparation, model: str) -> JsonObject:
     params = dict(preparation.generation)
     if is_local(model):
         params["seed"] = 0  # as the runner's `_generation_params` for repeat 0, sample 0
@@ -226,7 +226,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
 
-def _write_program(program: Any, path: Path, meta: dict[str, Any]) -> None:
+def _write_program(program: Any, path: Path, meta: JsonObject) -> None:
     """`program.save`, plus isodyn's metadata, written atomically (other processes may share the cache)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.stem}.{os.getpid()}.{threading.get_ident()}.json")
@@ -237,7 +237,7 @@ def _write_program(program: Any, path: Path, meta: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def _read_program(path: Path) -> tuple[Any, dict[str, Any]]:
+def _read_program(path: Path) -> tuple[Any, JsonObject]:
     """A saved program, read as JSON only: DSPy's `load` would unpickle a `.pkl` (code runs), and a
     predictor's own `lm` would send the cell to a model (and an address) of the file's choosing;
     isodyn saves neither, so either is refused (StrategyError naming the file)."""
@@ -264,7 +264,7 @@ class _Prepared:
     program: Any = None
     status: str = ""  # "optimized" (this run compiled it) or "reused" (loaded from the cache dir)
     path: Path | None = None  # the copy in the run directory
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: JsonObject = field(default_factory=dict)
     error: BaseException | None = None
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from isodyn.core import JsonObject
 from isodyn.testing.stub_batches import BatchDesk
 
 
@@ -43,10 +44,10 @@ class ScriptedReply:
     finish_reason: str = "stop"  # "length": a reply cut off at the token limit
 
 
-Script = Callable[[dict[str, Any]], ScriptedReply]
+Script = Callable[[JsonObject], ScriptedReply]
 
 
-def _completion_body(request: dict[str, Any], reply: ScriptedReply, number: int) -> dict[str, Any]:
+def _completion_body(request: JsonObject, reply: ScriptedReply, number: int) -> JsonObject:
     return {
         "id": f"chatcmpl-stub-{number}",
         "object": "chat.completion",
@@ -67,14 +68,14 @@ def _completion_body(request: dict[str, Any], reply: ScriptedReply, number: int)
     }
 
 
-def _error_body(reply: ScriptedReply) -> dict[str, Any]:
+def _error_body(reply: ScriptedReply) -> JsonObject:
     return {"error": {"message": reply.text, "type": "stub_error", "code": reply.status}}
 
 
 _BOMB_CHUNK = b"a" * 1_000_000
 
 
-def _gzip_bomb(request: dict[str, Any], reply: ScriptedReply, number: int) -> bytes:
+def _gzip_bomb(request: JsonObject, reply: ScriptedReply, number: int) -> bytes:
     """A completion whose reply text is `reply.gzip_bomb_mb` MB of "a", gzip-compressed a chunk at a
     time (about 1,000:1, so 200 MB goes out as about 200 KB, and the stub never holds it inflated)."""
     head, tail = json.dumps(_completion_body(request, replace(reply, text="\x00"), number)).split("\\u0000")
@@ -100,7 +101,7 @@ _BATCH_ROUTES = (
 class OpenAIStub:
     def __init__(self, script: Script | None = None) -> None:
         self.script: Script = script or (lambda request: ScriptedReply())
-        self.requests: list[dict[str, Any]] = []  # chat completion requests (never batch items)
+        self.requests: list[JsonObject] = []  # chat completion requests (never batch items)
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self.batches = BatchDesk(self._answer_item)
@@ -114,7 +115,7 @@ class OpenAIStub:
         name = host.decode() if isinstance(host, bytes) else host
         return f"http://{name}:{port}/v1"
 
-    def _answer_item(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _answer_item(self, body: JsonObject) -> tuple[int, JsonObject]:
         """One batch item through the script: its status and body (a dropped or malformed reply is
         a server error for the item; a delay is not waited: the batch's own timing stands for it)."""
         with self._lock:
@@ -138,7 +139,7 @@ class OpenAIStub:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
-            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+            def _send(self, status: int, body: JsonObject, headers: dict[str, str]) -> None:
                 payload = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -18,12 +18,12 @@ import random
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from isodyn.core import JsonObject
 from isodyn.testing.openai_stub import Script, ScriptedReply
 
 
-def prompt_text(request: dict[str, Any]) -> str:
+def prompt_text(request: JsonObject) -> str:
     parts = []
     for message in request.get("messages", []):
         content = message.get("content")
@@ -34,7 +34,7 @@ def prompt_text(request: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def has_image(request: dict[str, Any]) -> bool:
+def has_image(request: JsonObject) -> bool:
     return any(
         isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
         for m in request.get("messages", [])
@@ -82,7 +82,7 @@ class FaultMix:
         return "ok", jitter
 
     def wrap(self, script: Script) -> Script:
-        def faulty(request: dict[str, Any]) -> ScriptedReply:
+        def faulty(request: JsonObject) -> ScriptedReply:
             kind, jitter = self._draw()
             with self._lock:
                 self.counts[kind] = self.counts.get(kind, 0) + 1
@@ -203,7 +203,7 @@ def render_answer(said: str, choices: list[str], style: str, rng: random.Random)
 
 
 def committed_answer(
-    text: str, item: dict[str, Any], modality: str, accuracy: dict[str, float], seed: int
+    text: str, item: JsonObject, modality: str, accuracy: dict[str, float], seed: int
 ) -> str:
     """What the oracle says to a prompt: the truth with its modality's accuracy, else a wrong answer
     (another option's letter, a larger number, or for text answers `X (wrong)`)."""
@@ -213,7 +213,7 @@ def committed_answer(
 
 
 def oracle_from_items(
-    items: Iterable[dict[str, Any]],
+    items: Iterable[JsonObject],
     accuracy: dict[str, float],
     seed: int = 0,
     style: str = "json",
@@ -228,14 +228,14 @@ def oracle_from_items(
     """
     if style not in STYLES:
         raise ValueError(f"unknown style {style!r}; valid: {', '.join(STYLES)}")
-    known: list[tuple[str, str, dict[str, Any]]] = []
+    known: list[tuple[str, str, JsonObject]] = []
     for item in items:
         for modality, rep in item["representations"].items():
             known.append((rep["text"], modality, item))
     known.sort(key=lambda k: -len(k[0]))  # the most specific text first
     lock = threading.Lock()
 
-    def answer(request: dict[str, Any]) -> ScriptedReply:
+    def answer(request: JsonObject) -> ScriptedReply:
         text = prompt_text(request)
         for rep_text, modality, item in known:
             if rep_text in text and (modality == "image") == has_image(request):
@@ -255,7 +255,7 @@ def counting(script: Script) -> tuple[Script, Callable[[], dict[str, int]]]:
     seen: dict[str, int] = {}
     lock = threading.Lock()
 
-    def counted(request: dict[str, Any]) -> ScriptedReply:
+    def counted(request: JsonObject) -> ScriptedReply:
         key = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
         with lock:
             seen[key] = seen.get(key, 0) + 1

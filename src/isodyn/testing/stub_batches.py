@@ -25,11 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from email.parser import BytesParser
 from email.policy import HTTP
-from typing import Any
+
+from isodyn.core import JsonObject
 
 # (request body) -> (HTTP status, response body): the stub's script, as a chat completion
-Answer = Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]
-Response = tuple[int, dict[str, Any] | bytes]
+Answer = Callable[[JsonObject], tuple[int, JsonObject]]
+Response = tuple[int, JsonObject | bytes]
 
 FINAL = frozenset({"completed", "expired", "failed", "cancelled"})
 STAMPS = (
@@ -61,7 +62,7 @@ class StoredFile:
     data: bytes
     created_at: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "id": self.id, "object": "file", "bytes": len(self.data), "created_at": self.created_at,
             "filename": self.filename, "purpose": self.purpose, "status": "processed",
@@ -74,13 +75,13 @@ class StubBatch:
     input_file_id: str
     endpoint: str
     completion_window: str
-    metadata: dict[str, Any] | None
+    metadata: JsonObject | None
     behaviour: BatchBehaviour
     started: float  # time.monotonic() at creation
     created_at: int
-    lines: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[JsonObject] = field(default_factory=list)
     status: str = "validating"
-    errors: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[JsonObject] = field(default_factory=list)
     output_file_id: str | None = None
     error_file_id: str | None = None
     completed: int = 0
@@ -91,7 +92,7 @@ class StubBatch:
     def ends_at(self) -> float:
         return self.started + self.behaviour.complete_after_s
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "id": self.id,
             "object": "batch",
@@ -120,7 +121,7 @@ class BatchDesk:
         self.next_behaviours: list[BatchBehaviour] = []  # for the next batches, in order; then `behaviour`
         self.files: dict[str, StoredFile] = {}
         self.batches: dict[str, StubBatch] = {}
-        self.items: list[dict[str, Any]] = []  # every request body a batch answered, in order
+        self.items: list[JsonObject] = []  # every request body a batch answered, in order
         self.headers: list[dict[str, str]] = []  # the headers of every files or batches request
         self.files_uploaded = 0
         self.batches_created = 0
@@ -158,7 +159,7 @@ class BatchDesk:
 
     # ---- batches ---------------------------------------------------------------------------
 
-    def create(self, body: dict[str, Any]) -> Response:
+    def create(self, body: JsonObject) -> Response:
         with self._lock:
             source = self.files.get(str(body.get("input_file_id")))
             if source is None:
@@ -223,10 +224,10 @@ class BatchDesk:
         answered = len(batch.lines)
         if behaviour.expire:
             answered = min(behaviour.answered_before_expiry, len(batch.lines))
-        outputs: list[dict[str, Any]] = []
-        errors: list[dict[str, Any]] = []
+        outputs: list[JsonObject] = []
+        errors: list[JsonObject] = []
         for number, line in enumerate(batch.lines, start=1):
-            entry: dict[str, Any] = {"id": f"batch_req_{batch.id}_{number}", "custom_id": line["custom_id"]}
+            entry: JsonObject = {"id": f"batch_req_{batch.id}_{number}", "custom_id": line["custom_id"]}
             if number > answered:
                 errors.append({**entry, "response": None,
                                "error": {"code": "batch_expired", "message": EXPIRED_MESSAGE}})  # fmt: skip
@@ -249,7 +250,7 @@ class BatchDesk:
         batch.stamps.update({"finalizing_at": stamp, f"{batch.status}_at": stamp})
 
 
-def _read_lines(batch: StubBatch, data: bytes) -> dict[str, Any] | None:
+def _read_lines(batch: StubBatch, data: bytes) -> JsonObject | None:
     """Parse and check the input file as OpenAI does; the first problem, or None."""
     seen: set[str] = set()
     models: set[str] = set()
@@ -294,5 +295,5 @@ def _multipart(content_type: str, body: bytes) -> dict[str, tuple[str | None, by
     return fields
 
 
-def _error(message: str) -> dict[str, Any]:
+def _error(message: str) -> JsonObject:
     return {"error": {"message": message, "type": "invalid_request_error", "code": None}}

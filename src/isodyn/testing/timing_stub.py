@@ -19,8 +19,8 @@ import json
 import sys
 import threading
 import time
-from typing import Any
 
+from isodyn.core import JsonObject
 from isodyn.testing.openai_stub import OpenAIStub, ScriptedReply
 
 # socketserver listens with a backlog of 5: a client opening 256 connections at once would have
@@ -40,7 +40,7 @@ class TimingStub(OpenAIStub):
         super().__init__(self._answer)
         self._server.socket.listen(LISTEN_BACKLOG)  # listening already: this only raises the backlog
 
-    def _answer(self, request: dict[str, Any]) -> ScriptedReply:
+    def _answer(self, request: JsonObject) -> ScriptedReply:
         now = time.monotonic()
         with self._count_lock:
             self._calls += 1
@@ -49,7 +49,7 @@ class TimingStub(OpenAIStub):
             self._last = now
         return self._reply
 
-    def take(self) -> dict[str, Any]:
+    def take(self) -> JsonObject:
         """What arrived since the previous take; counting starts afresh (and the bodies kept are dropped)."""
         with self._count_lock, self._lock:
             taken = {
