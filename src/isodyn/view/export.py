@@ -97,7 +97,8 @@ def _line_id(run: str, mark: Mark) -> str:
 
 def _note(run: str, mark: Mark, graded: str, method: str | None) -> str:
     said = f"{mark.note.strip()} " if mark.note.strip() else ""
-    where = f"{mark.model} {mark.strategy} {mark.modality} {mark.seed_id} v{mark.variant} r{mark.repeat}"
+    c = mark.cell
+    where = f"{c.model} {c.strategy} {c.modality.value} {c.seed_id} v{c.variant} r{c.repeat}"
     return f"{said}(run {run}: {where}; the grader read {graded} by {method or 'none'}; marked {mark.time})"
 
 

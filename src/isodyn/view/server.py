@@ -40,10 +40,10 @@ import numpy as np
 import orjson
 
 from isodyn.errors import IsodynError
-from isodyn.runs.marks import MarksRead, append_mark, graded_reading, mark_from_request, read_marks
+from isodyn.runs.marks import Mark, MarksRead, append_mark, graded_reading, mark_from_request, read_marks
 from isodyn.runs.safe import UnsafeFile
-from isodyn.view.cells import DIGEST, CellUnreadable, cell_view
-from isodyn.view.index import CellIndex, Facet, Filters, IndexHolder
+from isodyn.view.cells import DIGEST, CellUnreadable, CellView, cell_view
+from isodyn.view.index import CellIndex, CellSummary, Facet, Filters, IndexHolder
 from isodyn.view.seeds import seed_view
 
 HOST = "127.0.0.1"
@@ -255,12 +255,27 @@ def _number(raw: str | None, default: int, high: int, low: int = 0) -> int:
     return value
 
 
+_FLAT = (CellView, CellSummary, Mark)  # records that hold a Cell: sent with its six values flat
+
+
 def encode(value: Any) -> bytes:
     """JSON of the API's records; a lone surrogate from the run is escaped rather than refused."""
+    value = _wire(value)
     try:
         return orjson.dumps(value)
     except TypeError:
         return json.dumps(_plain(value), ensure_ascii=True, default=str).encode()
+
+
+def _wire(value: Any) -> Any:
+    """The value with each record that holds a Cell as its `to_json` (the page's flat keys)."""
+    if isinstance(value, _FLAT):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {k: _wire(v) for k, v in value.items()}
+    if isinstance(value, list) and value and isinstance(value[0], _FLAT):
+        return [_wire(v) for v in value]
+    return value
 
 
 def _plain(value: Any) -> Any:
