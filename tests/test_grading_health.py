@@ -17,6 +17,7 @@ from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.paired import compare
 from isodyn.analysis.run_report import build_report, render_html, render_markdown
 from isodyn.runs.marks import Mark
+from isodyn.runs.record import Cell
 from isodyn.runs.results import CellResult, results_frame
 from isodyn.runs.schema import JUDGE, SCHEMA_VERSION
 from isodyn.scoring.ambiguity import NONE_FOUND, SEVERAL_OPTIONS, TRUNCATED, UNREADABLE
@@ -156,8 +157,8 @@ def test_health_counts_every_kind_per_arm() -> None:
     rows[5].update(scores={"isodyn": NOT_READ, JUDGE: {**NOT_READ, "method": JUDGE}}, **NOT_READ)
     rows.append(row("m", 0, 0, True, modality="latex"))
     rows.append({**row("m", 1, 0, True), "reason": "error:timeout", "correct": None})  # not graded
-    marks = [Mark("m", "zeroshot", "image", "seed006", 0, 0, True),
-             Mark("m", "zeroshot", "image", "seed009", 0, 0, False)]  # fmt: skip
+    marks = [Mark(Cell.of(("m", "zeroshot", "image", "seed006", 0, 0)), True),
+             Mark(Cell.of(("m", "zeroshot", "image", "seed009", 0, 0)), False)]  # fmt: skip
     health = grading_health(frame_of(rows), marks)
     assert health[("m", "zeroshot", "image")] == Health(10, 0.2, 0.2, 0.1, 0.1, 0.2)
     assert health[("m", "zeroshot", "latex")] == Health(1, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -213,7 +214,7 @@ def test_exp_report_prints_the_table_and_counts_a_persons_marks(tmp_path, run_cl
     rows = tied_models(unread_every=5)
     (run_dir / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (run_dir / "config.json").write_text(json.dumps({"models": ["clean", "noisy"]}))
-    marks = [Mark("noisy", "zeroshot", "image", f"seed{s:03d}", 0, 0, True) for s in range(10)]
+    marks = [Mark(Cell.of(("noisy", "zeroshot", "image", f"seed{s:03d}", 0, 0)), True) for s in range(10)]
     (run_dir / "marks.jsonl").write_bytes(b"".join(mark.line() for mark in marks))
     done = run_cli("report", str(run_dir), "resamples=200")
     assert done.code == 0, done.err

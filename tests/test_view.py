@@ -21,6 +21,7 @@ import pytest
 
 import view_runs as vr
 from isodyn.runs.marks import Mark, append_mark, read_marks
+from isodyn.runs.record import Cell
 from isodyn.runs.safe import UnsafeFile
 from isodyn.view import index as index_module
 from isodyn.view import scan as scan_module
@@ -60,13 +61,13 @@ def test_filters_count_what_the_run_holds(run_dir: Path) -> None:
 def test_sorting_by_seed_is_natural_and_by_failures_puts_the_worst_first(run_dir: Path) -> None:
     index, _ = load_index(run_dir)
     _, ids = index.query(Filters(), "seed", 0, CELLS)
-    seeds = [index.summary(int(i)).seed_id for i in ids]
+    seeds = [index.summary(int(i)).cell.seed_id for i in ids]
     assert seeds == ["s1"] * 24 + ["s2"] * 24 + ["s10"] * 24
     # m-b cot on s2: every cot cell of s2 wrong (6: 2 modalities x 3 variants) except the image of
     # variant 1 counts once; per arm (model, strategy, modality) and seed that is 3 of 3 variants
     _, ids = index.query(Filters(), "failed", 0, 3)
     first = [index.summary(int(i)) for i in ids]
-    assert {(s.model, s.strategy, s.seed_id) for s in first} == {("m-b", "cot", "s2")}
+    assert {(s.cell.model, s.cell.strategy, s.cell.seed_id) for s in first} == {("m-b", "cot", "s2")}
     assert all(s.failed == 3 and s.graded == 3 for s in first)
     # pages: the second page of 10 starts where the first ended
     _, page0 = index.query(Filters(), "seed", 0, 10)
@@ -172,8 +173,8 @@ def test_the_fast_path_agrees_with_the_full_reader(run_dir: Path) -> None:
     slow = CellIndex.build(run_dir / "results.jsonl")
     for cell in range(CELLS):
         a, b = fast.summary(cell), slow.summary(cell)
-        assert (a.model, a.seed_id, a.verdict, a.reason, a.method, a.ambiguity, a.disagree, a.judged) == (
-            b.model, b.seed_id, b.verdict, b.reason, b.method, b.ambiguity, b.disagree, b.judged,
+        assert (a.cell, a.verdict, a.reason, a.method, a.ambiguity, a.disagree, a.judged) == (
+            b.cell, b.verdict, b.reason, b.method, b.ambiguity, b.disagree, b.judged,
         )  # fmt: skip
 
 
@@ -210,11 +211,11 @@ def test_spans_are_sent_in_javascript_units(run_dir: Path) -> None:
 def test_marks_append_and_the_last_one_wins(run_dir: Path) -> None:
     before = digest_of(run_dir / "results.jsonl")
     key = (*vr.AMBIGUOUS, 0)
-    append_mark(run_dir, Mark(*key, verdict_right=True, note="first"))
-    append_mark(run_dir, Mark(*key, verdict_right=False, note="second", reading="none"))
+    append_mark(run_dir, Mark(Cell.of(key), verdict_right=True, note="first"))
+    append_mark(run_dir, Mark(Cell.of(key), verdict_right=False, note="second", reading="none"))
     with (run_dir / "marks.jsonl").open("ab") as out:
         out.write(b'{"model": "m-a", "cut')  # a write cut short: no newline
-    append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True))
+    append_mark(run_dir, Mark(Cell.of((*vr.HOSTILE, 0)), verdict_right=True))
     read = read_marks(run_dir)
     assert read.damaged == 1 and len(read.marks) == 3
     latest = read.latest()
@@ -227,21 +228,21 @@ def test_marks_are_never_written_through_a_link_or_into_a_fifo(run_dir: Path, tm
     target.write_text("untouched\n")
     (run_dir / "marks.jsonl").symlink_to(target)
     with pytest.raises(UnsafeFile):
-        append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True))
+        append_mark(run_dir, Mark(Cell.of((*vr.HOSTILE, 0)), verdict_right=True))
     with pytest.raises(UnsafeFile):
         read_marks(run_dir)
     assert target.read_text() == "untouched\n"
     (run_dir / "marks.jsonl").unlink()
     os.mkfifo(run_dir / "marks.jsonl")
     with pytest.raises(UnsafeFile):  # refused at once, not waiting for a reader
-        append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True))
+        append_mark(run_dir, Mark(Cell.of((*vr.HOSTILE, 0)), verdict_right=True))
 
 
 def test_export_writes_marks_as_corpus_lines(run_dir: Path, tmp_path: Path) -> None:
-    append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True, note="fine"))
-    append_mark(run_dir, Mark(*vr.AMBIGUOUS, 0, verdict_right=False, reading="none"))
-    append_mark(run_dir, Mark(*vr.DISAGREE, 0, verdict_right=False))  # no reading: left out
-    append_mark(run_dir, Mark("ghost", "zs", "latex", "s1", 0, 0, verdict_right=True))
+    append_mark(run_dir, Mark(Cell.of((*vr.HOSTILE, 0)), verdict_right=True, note="fine"))
+    append_mark(run_dir, Mark(Cell.of((*vr.AMBIGUOUS, 0)), verdict_right=False, reading="none"))
+    append_mark(run_dir, Mark(Cell.of((*vr.DISAGREE, 0)), verdict_right=False))  # no reading: left out
+    append_mark(run_dir, Mark(Cell.of(("ghost", "zs", "latex", "s1", 0, 0)), verdict_right=True))
     done = export_marks(run_dir, tmp_path / "labelled.jsonl")
     rows = [json.loads(x) for x in (tmp_path / "labelled.jsonl").read_text().splitlines()]
     assert done.written == 2 == len(rows) and sum(done.skipped.values()) == 2
@@ -261,11 +262,11 @@ def test_review_table_counts_marks_and_both_accuracies(run_dir: Path) -> None:
 
     frame = results_frame(read_results(run_dir).results)
     marks = [
-        Mark(*vr.HOSTILE, 0, verdict_right=True),  # m-a s1: right, kept
-        Mark(*vr.NONE_FOUND, 0, verdict_right=False, reading="correct"),  # m-a s2: wrong -> right
-        Mark(*vr.AMBIGUOUS, 0, verdict_right=True),  # m-b s2: wrong, kept
-        Mark(*vr.DISAGREE, 0, verdict_right=False, reading="wrong"),  # m-b s10: right -> wrong
-        Mark(*vr.SKIPPED, 0, verdict_right=True),  # not graded: not counted
+        Mark(Cell.of((*vr.HOSTILE, 0)), verdict_right=True),  # m-a s1: right, kept
+        Mark(Cell.of((*vr.NONE_FOUND, 0)), verdict_right=False, reading="correct"),  # m-a s2: wrong -> right
+        Mark(Cell.of((*vr.AMBIGUOUS, 0)), verdict_right=True),  # m-b s2: wrong, kept
+        Mark(Cell.of((*vr.DISAGREE, 0)), verdict_right=False, reading="wrong"),  # m-b s10: right -> wrong
+        Mark(Cell.of((*vr.SKIPPED, 0)), verdict_right=True),  # not graded: not counted
     ]
     table = review_table(frame, marks).set_index("model")
     assert table.loc["m-a", "marked"] == 2 and table.loc["m-a", "agree"] == 1
@@ -281,7 +282,8 @@ def test_the_report_has_a_reviewed_verdicts_section(run_dir: Path) -> None:
     results = read_results(run_dir).results
     plain = build_report(results, None, None, "run")
     assert "Reviewed verdicts" not in [title for title, _, _ in plain.tables]
-    marked = build_report(results, None, None, "run", marks=[Mark(*vr.HOSTILE, 0, verdict_right=True)])
+    mark = Mark(Cell.of((*vr.HOSTILE, 0)), verdict_right=True)
+    marked = build_report(results, None, None, "run", marks=[mark])
     (table,) = [t for title, _, t in marked.tables if title == "Reviewed verdicts"]
     assert table["marked"].tolist() == [1]
 
@@ -360,7 +362,7 @@ def test_a_hard_linked_marks_file_is_not_written_through(
     server: ViewerServer, run_dir: Path, tmp_path
 ) -> None:
     outside = tmp_path / "someone-elses.jsonl"
-    earlier = Mark(*vr.DISAGREE, 0, verdict_right=True)
+    earlier = Mark(Cell.of((*vr.DISAGREE, 0)), verdict_right=True)
     outside.write_bytes(earlier.line())
     os.link(outside, run_dir / "marks.jsonl")  # a hard link: another name for the outside file
     cell = Viewer(run_dir).holder.current().find((*vr.AMBIGUOUS, 0))
@@ -452,7 +454,7 @@ def test_a_missing_run_is_one_line_and_exit_2(run_cli, tmp_path: Path) -> None:
 
 
 def test_export_from_the_command_line(run_cli, run_dir: Path, tmp_path: Path) -> None:
-    append_mark(run_dir, Mark(*vr.HOSTILE, 0, verdict_right=True))
+    append_mark(run_dir, Mark(Cell.of((*vr.HOSTILE, 0)), verdict_right=True))
     done = run_cli("view", str(run_dir), f"export={tmp_path / 'out.jsonl'}")
     assert done.code == 0 and "1 labelled replies" in done.out
     assert json.loads((tmp_path / "out.jsonl").read_text())["verdict"] == "correct"

@@ -17,9 +17,10 @@ from isodyn.commands.judging import JudgeChoice, regrade_words
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
 from isodyn.errors import ConfigError
-from isodyn.experiments.regrade import open_client, process_evaluate, write_jsonl
+from isodyn.experiments.regrade import open_client, process_evaluate
 from isodyn.runs.config import default_cache_dir
 from isodyn.runs.folder import RunFolder
+from isodyn.runs.judgements import write_judgements
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,12 @@ def judge_run(request: JudgeRequest, notify: Notify | None = None) -> JudgeResul
     settings = request.judge.checked(run, request.trust_run, notices)
     client, store = open_client(settings.cache_dir or default_cache_dir())
     try:
-        records = asyncio.run(process_evaluate(run.results, settings, client, request.every))
+        judged = asyncio.run(process_evaluate(run.results, settings, client, request.every))
     finally:
         store.close()
     judgements = RunFolder(request.run_dir).judgements_file
-    write_jsonl(judgements, records)
+    write_judgements(judgements, judged)
+    records = [judgement.to_json() for judgement in judged]
     report = render_process_report(records, request.run_dir.name)
     report_path = request.run_dir / "process.md"
     report_path.write_text(report, encoding="utf-8")

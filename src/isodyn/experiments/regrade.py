@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import re
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
@@ -23,6 +22,7 @@ from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss
 from isodyn.experiments.redaction import redact
 from isodyn.models.requests import CUT_OFF, ModelRequest
 from isodyn.runs.config import ExperimentConfig
+from isodyn.runs.judgements import Judgement
 from isodyn.runs.record import JUDGE, CellResult
 from isodyn.scoring import DEFAULT_GRADER, Question, Score, Tolerance, is_correct
 from isodyn.scoring.extract import CLEAR, NONE_FOUND, SEVERAL_OPTIONS, SEVERAL_VALUES, UNREADABLE
@@ -285,28 +285,22 @@ def _cell_label(result: CellResult) -> str:
 
 async def process_evaluate(
     results: list[CellResult], settings: JudgeSettings, client: CachedClient, every: bool
-) -> list[JsonObject]:
+) -> list[Judgement]:
     """MM-MATH process evaluation of wrong (or, with `every`, all graded) replies; the question and
     the reference solution come from each cell's own record."""
     chosen = [r for r in results if r.graded and r.response and (every or not r.correct)]
 
-    async def judge(result: CellResult) -> JsonObject:
+    async def judge(result: CellResult) -> Judgement:
         response = result.response or ""
         messages = process_messages(result.question, result.truth, result.solution, response)
         reply, key, hit = await client.complete(_judge_request(settings, messages, "judge-process"))
         verdict = parse_process_reply(reply.text, len(solution_steps(response)))
-        keys = ("model", "strategy", "modality", "seed_id", "variant", "repeat", "topic", "level", "correct")
-        return {
-            **{k: getattr(result, k) for k in keys},
-            "first_wrong_step": verdict.first_wrong_step,
-            "error_type": verdict.error_type,
-            "explanation": verdict.explanation,
-            "judge_readable": verdict.readable,
-            "judge_model": settings.model,
-            "judge_key": key,
-            "judge_cache_hit": hit,
-            "judge_reply": reply.text,
-        }
+        return Judgement(
+            cell=result.cell, topic=result.topic, level=result.level, correct=result.correct,
+            first_wrong_step=verdict.first_wrong_step, error_type=verdict.error_type,
+            explanation=verdict.explanation, judge_readable=verdict.readable,
+            judge_model=settings.model, judge_key=key, judge_cache_hit=hit, judge_reply=reply.text,
+        )  # fmt: skip
 
     return await _bounded([judge(r) for r in chosen], settings.concurrency)
 
@@ -314,10 +308,3 @@ async def process_evaluate(
 def open_client(cache_dir: Path) -> tuple[CachedClient, ResponseCache]:
     store = ResponseCache(Stores(cache_dir).responses)
     return CachedClient(store), store
-
-
-def write_jsonl(path: Path, rows: list[JsonObject]) -> None:
-    """Plain records (process evaluation) as JSON lines; cell results go through `write_results`."""
-    with path.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")

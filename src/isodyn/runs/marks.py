@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from isodyn.core import Modality
 from isodyn.runs.files import MARKS
+from isodyn.runs.record import Cell
 from isodyn.runs.safe import inside, open_own, read_bounded
 
 MARKS_FILE = MARKS
@@ -31,18 +33,15 @@ MAX_MARKS_BYTES = 64_000_000  # far beyond any person's marking; a planted huge 
 MAX_NOTE = 2_000  # characters of a note
 
 CellKey = tuple[str, str, str, str, int, int]  # model, strategy, modality, seed_id, variant, repeat
+_MODALITIES = frozenset(m.value for m in Modality)
 
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """One person's word on one cell's verdict."""
+    """One person's word on one cell's verdict. Its line of marks.jsonl is flat: the cell's six
+    values (model, strategy, modality, seed_id, variant, repeat), then the mark's own fields."""
 
-    model: str
-    strategy: str
-    modality: str
-    seed_id: str
-    variant: int
-    repeat: int
+    cell: Cell
     verdict_right: bool
     note: str = ""
     time: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
@@ -50,19 +49,32 @@ class Mark:
 
     @property
     def key(self) -> CellKey:
-        return (self.model, self.strategy, self.modality, self.seed_id, self.variant, self.repeat)
+        return self.cell.key
+
+    def to_json(self) -> dict[str, Any]:
+        """The mark as its line (and the viewer's API) spells it: flat, in this order."""
+        cell = self.cell
+        return {
+            "model": cell.model, "strategy": cell.strategy, "modality": cell.modality.value,
+            "seed_id": cell.seed_id, "variant": cell.variant, "repeat": cell.repeat,
+            "verdict_right": self.verdict_right, "note": self.note, "time": self.time,
+            "reading": self.reading,
+        }  # fmt: skip
 
     def line(self) -> bytes:
-        return orjson.dumps(asdict(self), option=orjson.OPT_APPEND_NEWLINE)
+        return orjson.dumps(self.to_json(), option=orjson.OPT_APPEND_NEWLINE)
 
     @classmethod
     def from_json(cls, data: Any) -> Mark | None:
-        """A mark from one parsed line, or None when the line is not a mark (wrong types, a reading
-        outside READINGS): exact JSON types, as results.jsonl's reader checks them."""
+        """A mark from one parsed line, or None when the line is not a mark (wrong types, a
+        modality that is none of isodyn's, a reading outside READINGS): exact JSON types, as
+        results.jsonl's reader checks them."""
         if not isinstance(data, dict):
             return None
         texts = ("model", "strategy", "modality", "seed_id")
         if not all(type(data.get(name)) is str for name in texts):
+            return None
+        if data["modality"] not in _MODALITIES:  # no cell of any run: results.jsonl refuses it too
             return None
         if type(data.get("variant")) is not int or type(data.get("repeat", 0)) is not int:
             return None
@@ -75,10 +87,11 @@ class Mark:
             or (reading is not None and reading not in READINGS)
         ):
             return None
-        return cls(
-            data["model"], data["strategy"], data["modality"], data["seed_id"], data["variant"],
-            data.get("repeat", 0), data["verdict_right"], note[:MAX_NOTE], time, reading,
+        cell = Cell(
+            data["model"], data["strategy"], Modality(data["modality"]), data["seed_id"],
+            data["variant"], data.get("repeat", 0),
         )  # fmt: skip
+        return cls(cell, data["verdict_right"], note[:MAX_NOTE], time, reading)
 
 
 @dataclass(frozen=True)
@@ -167,4 +180,4 @@ def mark_from_request(key: CellKey, graded: str | None, body: Mapping[str, Any])
         raise ValueError(
             f"reading {reading!r} and verdict_right {verdict_right} disagree with the grader's {graded!r}"
         )
-    return Mark(*key, verdict_right, note[:MAX_NOTE], reading=reading)
+    return Mark(Cell.of(key), verdict_right, note[:MAX_NOTE], reading=reading)

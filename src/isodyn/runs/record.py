@@ -15,7 +15,7 @@ vocabulary every table and report uses; `schema.Column` names them for the analy
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -108,6 +108,13 @@ class Cell(NamedTuple):
     def key(self) -> tuple[str, str, str, str, int, int]:
         """The cell as plain values (what a results.jsonl row says)."""
         return (self.model, self.strategy, self.modality.value, self.seed_id, self.variant, self.repeat)
+
+    @classmethod
+    def of(cls, key: Sequence[Any]) -> Cell:
+        """The cell a key of plain values names (model, strategy, modality, seed_id, variant,
+        repeat); ValueError when its modality is none of isodyn's."""
+        model, strategy, modality, seed_id, variant, repeat = key
+        return cls(model, strategy, Modality(modality), seed_id, variant, repeat)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ import orjson
 
 from isodyn.errors import IsodynError
 from isodyn.runs.marks import Mark, graded_reading
-from isodyn.runs.record import CellResult
+from isodyn.runs.record import Cell, CellResult
 from isodyn.runs.results import parsed_line, row_problem
 from isodyn.runs.schema import JUDGE, migrate
 from isodyn.scoring import Score
@@ -97,12 +97,7 @@ class ArmView:
 @dataclass(frozen=True)
 class CellView:
     id: int
-    model: str
-    strategy: str
-    modality: str
-    seed_id: str
-    variant: int
-    repeat: int
+    cell: Cell  # sent flat: model, strategy, modality, seed_id, variant, repeat
     topic: str
     level: str
     answer_type: str
@@ -131,6 +126,23 @@ class CellView:
     graded: int
     mark: Mark | None
     notes: str  # the cell's notes as JSON text (a permutation's order, ...)
+
+    def to_json(self) -> dict[str, Any]:
+        """What the page reads of the cell: the cell's values flat, after `id`, then every other
+        field in order (the mark as its line spells it; the other views as they are)."""
+        cell = self.cell
+        found: dict[str, Any] = {
+            "id": self.id, "model": cell.model, "strategy": cell.strategy,
+            "modality": cell.modality.value, "seed_id": cell.seed_id, "variant": cell.variant,
+            "repeat": cell.repeat,
+        }  # fmt: skip
+        for name in _REST:
+            found[name] = getattr(self, name)
+        found["mark"] = self.mark.to_json() if self.mark is not None else None
+        return found
+
+
+_REST = tuple(f.name for f in fields(CellView) if f.name not in ("id", "cell"))
 
 
 def read_line(results: Path, offset: int, length: int) -> bytes:
@@ -296,8 +308,7 @@ def cell_view(index: CellIndex, results: Path, cell: int, mark: Mark | None) -> 
     calls = call_views(result)
     judge = result.scores.get(JUDGE)
     return CellView(
-        id=cell, model=result.model, strategy=result.strategy, modality=result.modality,
-        seed_id=result.seed_id, variant=result.variant, repeat=result.repeat, topic=result.topic,
+        id=cell, cell=result.cell, topic=result.topic,
         level=result.level, answer_type=result.answer_type, question=result.question,
         shown=shown_text(calls, result.question),
         choices=list(result.choices), truth=result.truth, solution=result.solution, reason=result.reason,

@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from isodyn.atomic import write_atomic
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.marks import Mark, graded_reading, read_marks
 from isodyn.view.cells import CellUnreadable, read_cell
 from isodyn.view.index import load_index
@@ -58,7 +59,7 @@ def corpus_lines(run_dir: Path) -> tuple[list[CorpusLine], Counter[str]]:
     """The run's last mark of each cell as corpus lines, and why the others were left out."""
     run_dir = Path(run_dir)
     index, _ = load_index(run_dir)
-    results = run_dir / "results.jsonl"
+    results = RunFolder(run_dir).results_file
     lines: list[CorpusLine] = []
     skipped: Counter[str] = Counter()
     for key, mark in read_marks(run_dir).latest().items():
@@ -97,7 +98,8 @@ def _line_id(run: str, mark: Mark) -> str:
 
 def _note(run: str, mark: Mark, graded: str, method: str | None) -> str:
     said = f"{mark.note.strip()} " if mark.note.strip() else ""
-    where = f"{mark.model} {mark.strategy} {mark.modality} {mark.seed_id} v{mark.variant} r{mark.repeat}"
+    c = mark.cell
+    where = f"{c.model} {c.strategy} {c.modality.value} {c.seed_id} v{c.variant} r{c.repeat}"
     return f"{said}(run {run}: {where}; the grader read {graded} by {method or 'none'}; marked {mark.time})"
 
 

@@ -38,6 +38,8 @@ import orjson
 from isodyn.atomic import write_atomic
 from isodyn.cache.folder import Stores
 from isodyn.runs.config import default_cache_dir
+from isodyn.runs.folder import RunFolder
+from isodyn.runs.record import Cell
 from isodyn.runs.safe import UnsafeFile, read_bounded
 from isodyn.view.scan import (
     CLEAR,
@@ -110,12 +112,7 @@ class CellSummary:
     """One line of the list: a cell as the index knows it."""
 
     id: int
-    model: str
-    strategy: str
-    modality: str
-    seed_id: str
-    variant: int
-    repeat: int
+    cell: Cell  # sent flat: model, strategy, modality, seed_id, variant, repeat
     topic: str
     verdict: str  # right, wrong, not graded
     reason: str
@@ -128,6 +125,18 @@ class CellSummary:
     failed: int  # wrong variants (and repeats) of this seed in this arm
     graded: int  # graded cells of this seed in this arm
     marked: str | None = None  # "right" / "wrong" when a person marked the verdict
+
+    def to_json(self) -> dict[str, Any]:
+        """What the page reads of the row: the cell's values flat, after `id`, in field order."""
+        cell = self.cell
+        return {
+            "id": self.id, "model": cell.model, "strategy": cell.strategy,
+            "modality": cell.modality.value, "seed_id": cell.seed_id, "variant": cell.variant,
+            "repeat": cell.repeat, "topic": self.topic, "verdict": self.verdict, "reason": self.reason,
+            "method": self.method, "ambiguity": self.ambiguity, "disagree": self.disagree,
+            "judged": self.judged, "truth": self.truth, "extracted": self.extracted,
+            "failed": self.failed, "graded": self.graded, "marked": self.marked,
+        }  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -281,12 +290,10 @@ class CellIndex:
     def summary(self, cell: int, marked: str | None = None) -> CellSummary:
         numbers = self.numbers
         return CellSummary(
-            cell, self.value("model", cell), self.value("strategy", cell), self.value("modality", cell),
-            self.value("seed_id", cell), int(numbers["variant"][cell]), int(numbers["repeat"][cell]),
-            self.value("topic", cell), self.verdict(cell), self.value("reason", cell),
-            self.value("method", cell), self.value("ambiguity", cell), bool(numbers["disagree"][cell]),
-            bool(numbers["judged"][cell]), self.truth[cell], self.extracted[cell],
-            int(self.failed[cell]), int(self.graded_count[cell]), marked,
+            cell, Cell.of(self.cell_key(cell)), self.value("topic", cell), self.verdict(cell),
+            self.value("reason", cell), self.value("method", cell), self.value("ambiguity", cell),
+            bool(numbers["disagree"][cell]), bool(numbers["judged"][cell]), self.truth[cell],
+            self.extracted[cell], int(self.failed[cell]), int(self.graded_count[cell]), marked,
         )  # fmt: skip
 
     def find(self, key: Sequence[Any]) -> int | None:
@@ -390,7 +397,7 @@ def sha256_of(path: Path) -> str:
 def load_index(run_dir: Path, store: Path | None = None) -> tuple[CellIndex, str | None]:
     """The run's index, from the cache when it was built from these very results.jsonl bytes, else
     built and cached; and why it could not be cached (None when it was, or came from the cache)."""
-    results = Path(run_dir) / "results.jsonl"
+    results = RunFolder(run_dir).results_file
     key = FileKey.of(results)
     path = index_path(run_dir, store)
     try:
@@ -419,7 +426,7 @@ class IndexHolder:
 
     def current(self) -> CellIndex:
         try:
-            key = FileKey.of(self.run_dir / "results.jsonl")
+            key = FileKey.of(RunFolder(self.run_dir).results_file)
         except OSError:
             return self.index  # gone while serving: keep showing what was read
         with self._lock:

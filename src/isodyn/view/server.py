@@ -40,10 +40,11 @@ import numpy as np
 import orjson
 
 from isodyn.errors import IsodynError
-from isodyn.runs.marks import MarksRead, append_mark, graded_reading, mark_from_request, read_marks
+from isodyn.runs.folder import RunFolder
+from isodyn.runs.marks import Mark, MarksRead, append_mark, graded_reading, mark_from_request, read_marks
 from isodyn.runs.safe import UnsafeFile
-from isodyn.view.cells import DIGEST, CellUnreadable, cell_view
-from isodyn.view.index import CellIndex, Facet, Filters, IndexHolder
+from isodyn.view.cells import DIGEST, CellUnreadable, CellView, cell_view
+from isodyn.view.index import CellIndex, CellSummary, Facet, Filters, IndexHolder
 from isodyn.view.seeds import seed_view
 
 HOST = "127.0.0.1"
@@ -110,7 +111,7 @@ def render_images(run_dir: Path) -> ImageSource | None:
     from isodyn.runs.config import default_cache_dir
     from isodyn.runs.results import read_json
 
-    config = read_json(Path(run_dir) / "config.json")
+    config = read_json(RunFolder(run_dir).config_file)
     named = config.get("cache_dir") if isinstance(config, dict) else None
     cache_dir = Path(named) if isinstance(named, str) and named else default_cache_dir()
     renders = Stores(cache_dir).renders
@@ -144,7 +145,7 @@ class Viewer:
 
     def __init__(self, run_dir: Path, images: Callable[[], ImageSource | None] | None = None) -> None:
         self.run_dir = Path(run_dir)
-        self.results = self.run_dir / "results.jsonl"
+        self.results = RunFolder(self.run_dir).results_file
         self.holder = IndexHolder(self.run_dir)
         self.static = static_files()
         self._images_from = images or (lambda: render_images(self.run_dir))
@@ -156,7 +157,7 @@ class Viewer:
     # --- marks ------------------------------------------------------------------------------------
     def marks(self, index: CellIndex) -> MarkState:
         """The marks, read again when marks.jsonl changed (another person marking the same run)."""
-        path = self.run_dir / "marks.jsonl"
+        path = RunFolder(self.run_dir).marks_file
         try:
             found = path.lstat()
             stamp: Any = (found.st_size, found.st_mtime_ns)
@@ -256,12 +257,27 @@ def _number(raw: str | None, default: int, high: int, low: int = 0) -> int:
     return value
 
 
+_FLAT = (CellView, CellSummary, Mark)  # records that hold a Cell: sent with its six values flat
+
+
 def encode(value: Any) -> bytes:
     """JSON of the API's records; a lone surrogate from the run is escaped rather than refused."""
+    value = _wire(value)
     try:
         return orjson.dumps(value)
     except TypeError:
         return json.dumps(_plain(value), ensure_ascii=True, default=str).encode()
+
+
+def _wire(value: Any) -> Any:
+    """The value with each record that holds a Cell as its `to_json` (the page's flat keys)."""
+    if isinstance(value, _FLAT):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {k: _wire(v) for k, v in value.items()}
+    if isinstance(value, list) and value and isinstance(value[0], _FLAT):
+        return [_wire(v) for v in value]
+    return value
 
 
 def _plain(value: Any) -> Any:
