@@ -63,11 +63,8 @@ class Judgement:
 
     def to_json(self) -> dict[str, Any]:
         """The judgement as its line spells it: flat, in this order."""
-        cell = self.cell
         return {
-            "model": cell.model, "strategy": cell.strategy, "modality": cell.modality.value,
-            "seed_id": cell.seed_id, "variant": cell.variant, "repeat": cell.repeat,
-            "topic": self.topic, "level": self.level, "correct": self.correct,
+            **self.cell.to_json(), "topic": self.topic, "level": self.level, "correct": self.correct,
             "first_wrong_step": self.first_wrong_step, "error_type": self.error_type,
             "explanation": self.explanation, "judge_readable": self.judge_readable,
             "judge_model": self.judge_model, "judge_key": self.judge_key,

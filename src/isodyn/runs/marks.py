@@ -53,11 +53,8 @@ class Mark:
 
     def to_json(self) -> dict[str, Any]:
         """The mark as its line (and the viewer's API) spells it: flat, in this order."""
-        cell = self.cell
         return {
-            "model": cell.model, "strategy": cell.strategy, "modality": cell.modality.value,
-            "seed_id": cell.seed_id, "variant": cell.variant, "repeat": cell.repeat,
-            "verdict_right": self.verdict_right, "note": self.note, "time": self.time,
+            **self.cell.to_json(), "verdict_right": self.verdict_right, "note": self.note, "time": self.time,
             "reading": self.reading,
         }  # fmt: skip
 

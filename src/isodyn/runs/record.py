@@ -109,12 +109,19 @@ class Cell(NamedTuple):
         """The cell as plain values (what a results.jsonl row says)."""
         return (self.model, self.strategy, self.modality.value, self.seed_id, self.variant, self.repeat)
 
+    def to_json(self) -> dict[str, str | int]:
+        """The cell's values as the files and the viewer spell them: flat, in this order."""
+        return dict(zip(CELL_FIELDS, self.key, strict=True))
+
     @classmethod
     def of(cls, key: Sequence[Any]) -> Cell:
         """The cell a key of plain values names (model, strategy, modality, seed_id, variant,
         repeat); ValueError when its modality is none of isodyn's."""
         model, strategy, modality, seed_id, variant, repeat = key
         return cls(model, strategy, Modality(modality), seed_id, variant, repeat)
+
+
+CELL_FIELDS = Cell._fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,7 +390,6 @@ def flat_reader(columns: tuple[FlatColumn, ...] = COLUMNS) -> Callable[[CellResu
     namespace: JsonObject = {}
     exec(f"def flat(record):\n    return {{{display}}}", namespace)
     return namespace["flat"]  # type: ignore[no-any-return]
-
 
 
 _FLAT = flat_reader()

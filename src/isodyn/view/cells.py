@@ -130,12 +130,7 @@ class CellView:
     def to_json(self) -> dict[str, Any]:
         """What the page reads of the cell: the cell's values flat, after `id`, then every other
         field in order (the mark as its line spells it; the other views as they are)."""
-        cell = self.cell
-        found: dict[str, Any] = {
-            "id": self.id, "model": cell.model, "strategy": cell.strategy,
-            "modality": cell.modality.value, "seed_id": cell.seed_id, "variant": cell.variant,
-            "repeat": cell.repeat,
-        }  # fmt: skip
+        found: dict[str, Any] = {"id": self.id, **self.cell.to_json()}
         for name in _REST:
             found[name] = getattr(self, name)
         found["mark"] = self.mark.to_json() if self.mark is not None else None

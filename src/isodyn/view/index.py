@@ -128,14 +128,11 @@ class CellSummary:
 
     def to_json(self) -> dict[str, Any]:
         """What the page reads of the row: the cell's values flat, after `id`, in field order."""
-        cell = self.cell
         return {
-            "id": self.id, "model": cell.model, "strategy": cell.strategy,
-            "modality": cell.modality.value, "seed_id": cell.seed_id, "variant": cell.variant,
-            "repeat": cell.repeat, "topic": self.topic, "verdict": self.verdict, "reason": self.reason,
-            "method": self.method, "ambiguity": self.ambiguity, "disagree": self.disagree,
-            "judged": self.judged, "truth": self.truth, "extracted": self.extracted,
-            "failed": self.failed, "graded": self.graded, "marked": self.marked,
+            "id": self.id, **self.cell.to_json(), "topic": self.topic, "verdict": self.verdict,
+            "reason": self.reason, "method": self.method, "ambiguity": self.ambiguity,
+            "disagree": self.disagree, "judged": self.judged, "truth": self.truth,
+            "extracted": self.extracted, "failed": self.failed, "graded": self.graded, "marked": self.marked,
         }  # fmt: skip
 
 
