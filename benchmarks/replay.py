@@ -46,13 +46,14 @@ RERUNS = 3
 TIMED = """
 import asyncio, json, sys, time
 started = time.perf_counter()
-from isodyn.runs.config import parse_overrides
 try:
-    from isodyn.experiments.plan import plan_experiment
+    from isodyn.runs.config import parse_overrides
     from isodyn.runs.rundir import new_run_dir
-    from isodyn.experiments.runner import execute
-except ImportError:  # an isodyn from before the runner was split (`--against` an older checkout)
-    from isodyn.experiments.runner import execute, new_run_dir, plan_experiment
+except ImportError:  # an isodyn from before runs/ (`--against` an older checkout)
+    from isodyn.experiments.config import parse_overrides
+    from isodyn.experiments.rundir import new_run_dir
+from isodyn.experiments.plan import plan_experiment
+from isodyn.experiments.runner import execute
 plan = plan_experiment(parse_overrides(json.loads(sys.argv[1])))
 planned = time.perf_counter()
 outcome = asyncio.run(execute(plan, new_run_dir(plan.config)))
@@ -67,13 +68,14 @@ import asyncio, json, sys
 import isodyn.experiments.llm as llm
 import isodyn.experiments.runner as runner
 from isodyn.cache.stores import open_store
-from isodyn.runs.config import parse_overrides
 from isodyn.models.requests import Reply
+from isodyn.experiments.plan import plan_experiment
 try:
-    from isodyn.experiments.plan import plan_experiment
+    from isodyn.runs.config import parse_overrides
     from isodyn.runs.rundir import new_run_dir
-except ImportError:
-    from isodyn.experiments.runner import new_run_dir, plan_experiment
+except ImportError:  # an isodyn from before runs/
+    from isodyn.experiments.config import parse_overrides
+    from isodyn.experiments.rundir import new_run_dir
 
 async def instant(request, timeout_s=None, api_key_env=None):
     return Reply(text='{"solution": "s", "short answer": "A"}', prompt_tokens=10, completion_tokens=5)

@@ -40,7 +40,11 @@ from typing import Any
 import numpy as np
 
 from isodyn.generators.base import SEEDS
-from isodyn.runs.results import read_results, write_results
+
+try:
+    from isodyn.runs.results import read_results, write_results
+except ImportError:  # an isodyn from before runs/ (`--against` an older checkout runs this file)
+    from isodyn.results import read_results, write_results  # type: ignore[no-redef]
 
 STRATEGIES = {"zeroshot": 0.0, "cot3": 0.6, "antimem+cot3": 0.5, "permute+zeroshot": -0.2,
               "sc@5+cot3": 0.8, "variantdemo": 0.3, "selfdemo": 1.2}  # fmt: skip
@@ -157,9 +161,11 @@ def _timed(seconds: dict[str, float], name: str, function: Callable[..., Any]) -
 def section_seconds(run_dir: Path, resamples: int) -> dict[str, float]:
     """Seconds of each part of one report of `run_dir`, built by `build_report` with its parts timed
     (the module's own functions wrapped, so the report is built exactly as `exp report` builds it)."""
-    from isodyn.analysis import run_report as report
+    try:
+        from isodyn.analysis import run_report as report
+    except ImportError:  # before the module's name said its job
+        from isodyn.analysis import report  # type: ignore[attr-defined,no-redef]
     from isodyn.analysis.metrics import Bootstrap
-    from isodyn.runs.results import read_results
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()
