@@ -103,7 +103,8 @@ def run(
     if done.summary.all_failed:
         say(
             "error:", "bold red",
-            f"every one of the {done.summary.attempted} cells failed; the reasons are in {done.log_path}",
+            f"every one of the {done.summary.attempted} cells failed; "
+            f"the reasons are in {done.folder.log_file}",
         )  # fmt: skip
         raise typer.Exit(code=1)
 
@@ -270,7 +271,8 @@ def rescore(
     from isodyn.commands.rescore import RescoreRequest, rescore_run
 
     try:
-        done = rescore_run(RescoreRequest.from_words(run_dir, settings or [], trust_run), show_notice)
+        request = RescoreRequest.from_words(RunFolder(run_dir), settings or [], trust_run)
+        done = rescore_run(request, show_notice)
     except IsodynError as exc:
         raise fail(str(exc)) from None
     print_results_table(done.results)
@@ -285,7 +287,7 @@ def rescore(
     console.print(
         f"grader {done.grader}: {done.changed_verdicts} verdicts changed; {done.judged} replies sent "
         f"to the judge, judge calls {done.judge_calls.calls_made}{audit_line}\n"
-        f"results: {done.results_path}\nreport:  {done.report_path}",
+        f"results: {done.folder.results_file}\nreport:  {done.folder.report_file}",
         highlight=False,
         markup=False,  # the run's folder name, and an interval in brackets
     )
@@ -305,7 +307,7 @@ def judge(
     from isodyn.commands.judge import JudgeRequest, judge_run
 
     try:
-        done = judge_run(JudgeRequest.from_words(run_dir, settings or [], trust_run), show_notice)
+        done = judge_run(JudgeRequest.from_words(RunFolder(run_dir), settings or [], trust_run), show_notice)
     except IsodynError as exc:
         raise fail(str(exc)) from None
     sys.stdout.write(done.report)

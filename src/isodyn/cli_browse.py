@@ -97,7 +97,8 @@ def view(
         raise fail(str(exc)) from None
     with server:
         try:  # Ctrl-C at any moment from here stops the viewer with exit 0
-            sys.stdout.write(terminal_text(f"viewing {request.run_dir} at {server.url} (Ctrl-C to stop)\n"))
+            where = request.folder.path
+            sys.stdout.write(terminal_text(f"viewing {where} at {server.url} (Ctrl-C to stop)\n"))
             sys.stdout.flush()
             if request.open_browser:
                 webbrowser.open(server.url)

@@ -8,7 +8,6 @@ after the run (the dry run's estimate, the run's counts and files) are built her
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
     from isodyn.experiments.llm import CachedClient
     from isodyn.experiments.plan import Plan
     from isodyn.runs.config import ExperimentConfig
+    from isodyn.runs.folder import RunFolder
     from isodyn.runs.results import CellResult
 
 
@@ -58,8 +58,9 @@ class RunScreen(RunHooks):
     def notice(self, notice: Notice) -> None:
         show_notice(notice)
 
-    def resumed(self, run_dir: Path, finished: int) -> None:
-        console.print(f"resuming {run_dir}: {finished} cells already finished", highlight=False, markup=False)
+    def resumed(self, folder: RunFolder, finished: int) -> None:
+        said = f"resuming {folder.path}: {finished} cells already finished"
+        console.print(said, highlight=False, markup=False)
 
     def started(self, plan: Plan, done: Sequence[CellResult]) -> None:
         said = shard_line(plan)
@@ -164,6 +165,7 @@ def run_text(outcome: RunResult, config: ExperimentConfig) -> Text:
             f" (max_cost ${config.max_cost}); run the same command with a larger max_cost to finish them"
         )
     said.append(
-        f"\nresults: {outcome.results_path}\nlog:     {outcome.log_path}\nreport:  {outcome.report_path}"
+        f"\nresults: {outcome.folder.results_file}\nlog:     {outcome.folder.log_file}\n"
+        f"report:  {outcome.report_path}"
     )
     return said

@@ -33,11 +33,11 @@ from isodyn.atomic import write_atomic
 from isodyn.errors import IsodynError
 from isodyn.runs.calls import Call
 from isodyn.runs.folder import RunFolder
-from isodyn.runs.marks import Mark, read_marks
+from isodyn.runs.marks import Mark
 from isodyn.runs.results import CellResult, read_json, results_frame
 from isodyn.runs.schema import Column
 from isodyn.runs.summary import RunSummary
-from isodyn.runs.verdict_book import VERDICTS_FILE, Progress, VerdictBook, graded_afresh
+from isodyn.runs.verdict_book import Progress, VerdictBook, graded_afresh
 from isodyn.textsafe import block_text, code_block, code_span, markdown_text, terminal_text, visible
 
 WRONG_SAMPLES = 5
@@ -318,27 +318,26 @@ def write_content(directory: Path, content: ReportContent, stem: str) -> Path:
 
 
 def write_report(
-    run_dir: Path,
+    folder: RunFolder,
     results: Sequence[CellResult],
     bootstrap: Bootstrap = Bootstrap(),  # noqa: B008 - immutable
     baseline: tuple[str, str | None] | None = None,
     progress: Progress | None = None,
 ) -> Path:
-    """Write report.md, figures/*.png and report.html into `run_dir`; return the Markdown path.
+    """Write report.md, figures/*.png and report.html into `folder`; return the Markdown path.
     `progress` hears of each section and of the replies graded (the ones not kept from before)."""
-    checked_targets(run_dir, ["report.html", "report.md"])  # refuse before the minutes of work
-    folder = RunFolder(run_dir)
+    checked_targets(folder.path, ["report.html", "report.md"])  # refuse before the minutes of work
     process = folder.judgements().records or None  # damaged lines skipped (the CLI says so)
     summary, config = folder.summary(), read_json(folder.config_file)
     try:  # a person's marks from `exp view`; a marks file that is a link or no file is not read
-        marks = read_marks(run_dir).marks or None
+        marks = folder.marks().marks or None
     except OSError:
         marks = None
-    book = VerdictBook.read(run_dir / VERDICTS_FILE, progress)  # each grader's verdicts, kept
+    book = VerdictBook.read(folder.verdicts_file, progress)  # each grader's verdicts, kept
     content = build_report(
-        results, summary, config, run_dir.name, bootstrap, process, baseline, marks, book.verdicts, progress
+        results, summary, config, folder.name, bootstrap, process, baseline, marks, book.verdicts, progress
     )
-    path = write_content(run_dir, content, "report")
+    path = write_content(folder.path, content, "report")
     with contextlib.suppress(OSError):  # a folder we may not write: the next report grades again
-        book.write(run_dir / VERDICTS_FILE)
+        book.write(folder.verdicts_file)
     return path

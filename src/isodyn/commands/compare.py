@@ -26,6 +26,7 @@ from isodyn.commands.report import BOOTSTRAP_PARSERS, split_words
 from isodyn.commands.runs import read_run, warn_about
 from isodyn.errors import ConfigError
 from isodyn.runs.config import parse_key_values
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import results_frame
 from isodyn.textsafe import visible
 
@@ -35,7 +36,7 @@ COMPARE_BY = ("strategy", "model", "modality", "run")
 
 @dataclass(frozen=True)
 class CompareRequest:
-    runs: tuple[Path, ...]  # one run (compare within it) or two (compare them)
+    runs: tuple[RunFolder, ...]  # one run (compare within it) or two (compare them)
     by: CompareBy
     baseline: str | None = None  # compare every other value with this one, not every pair
     bootstrap: Bootstrap = field(default_factory=Bootstrap)
@@ -51,7 +52,7 @@ class CompareRequest:
         if by not in COMPARE_BY:
             raise ConfigError(f"bad value for by: {by!r}; valid: {', '.join(COMPARE_BY)}")
         baseline = chosen.pop("baseline", None)
-        return cls(tuple(paths), cast(CompareBy, by), baseline, Bootstrap(**chosen))
+        return cls(tuple(RunFolder(p) for p in paths), cast(CompareBy, by), baseline, Bootstrap(**chosen))
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class CompareResult:
 def compare_runs(request: CompareRequest, notify: Notify | None = None) -> CompareResult:
     """Compare, and write the comparison report."""
     notices = Notices(notify)
-    runs = [read_run(path) for path in request.runs]
+    runs = [read_run(folder) for folder in request.runs]
     for run in runs:  # said once every run is read
         warn_about(run, notices)
     frames = {run.directory.name: results_frame(run.results).assign(run=run.directory.name) for run in runs}
@@ -83,10 +84,10 @@ def compare_runs(request: CompareRequest, notify: Notify | None = None) -> Compa
         notices.say("warning", left_out)
     first = request.runs[0]
     if len(request.runs) == 2:
-        out = first.parent / f"compare-{first.name}-vs-{request.runs[1].name}"
+        out = first.path.parent / f"compare-{first.name}-vs-{request.runs[1].name}"
         out.mkdir(exist_ok=True)
     else:
-        out = first
+        out = first.path
     title = f"Paired comparison by {request.by}: " + " vs ".join(p.name for p in request.runs)
     if request.baseline is not None:
         title += f", each against {request.baseline}"

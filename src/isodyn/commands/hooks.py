@@ -7,7 +7,6 @@ Kept apart from `commands.run` and light to import (its types are imported for c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -15,6 +14,7 @@ if TYPE_CHECKING:
     from isodyn.experiments.batch import BatchProgress
     from isodyn.experiments.llm import CachedClient
     from isodyn.experiments.plan import Plan
+    from isodyn.runs.folder import RunFolder
     from isodyn.runs.results import CellResult
 
 
@@ -24,7 +24,7 @@ class RunHooks:
     def notice(self, notice: Notice) -> None:
         """A warning or a dataset line, given before the run starts."""
 
-    def resumed(self, run_dir: Path, finished: int) -> None:
+    def resumed(self, folder: RunFolder, finished: int) -> None:
         """An unfinished run is resumed: `finished` cells are kept and not run again."""
 
     def started(self, plan: Plan, done: Sequence[CellResult]) -> None:

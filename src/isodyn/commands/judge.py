@@ -25,23 +25,23 @@ from isodyn.runs.judgements import write_judgements
 
 @dataclass(frozen=True)
 class JudgeRequest:
-    run_dir: Path
+    folder: RunFolder
     judge: JudgeChoice
     every: bool = False  # judge every graded solution, not only the wrong ones
     trust_run: bool = False  # the server and cache the run's config.json names may be used
 
     @classmethod
-    def from_words(cls, run_dir: Path, words: Sequence[str], trust_run: bool = False) -> JudgeRequest:
+    def from_words(cls, folder: RunFolder, words: Sequence[str], trust_run: bool = False) -> JudgeRequest:
         """The request `exp judge RUN_DIR judge=MODEL ...` makes (ConfigError on a bad word)."""
         chosen = regrade_words(words)
         if "judge" not in chosen:
             raise ConfigError("judge=MODEL is required, e.g. judge=gpt-4o")
-        return cls(run_dir, JudgeChoice.from_parsed(chosen), bool(chosen.get("all")), trust_run)
+        return cls(folder, JudgeChoice.from_parsed(chosen), bool(chosen.get("all")), trust_run)
 
 
 @dataclass(frozen=True)
 class JudgeResult:
-    judgements_path: Path  # process.jsonl
+    folder: RunFolder  # its process.jsonl holds the judgements
     report_path: Path  # process.md
     report: str  # its Markdown
     judged: int  # solutions judged
@@ -54,20 +54,19 @@ class JudgeResult:
 def judge_run(request: JudgeRequest, notify: Notify | None = None) -> JudgeResult:
     """Judge the run's solutions and write process.jsonl and process.md beside its results."""
     notices = Notices(notify)
-    run = read_run(request.run_dir, notices)
+    run = read_run(request.folder, notices)
     settings = request.judge.checked(run, request.trust_run, notices)
     client, store = open_client(settings.cache_dir or default_cache_dir())
     try:
         judged = asyncio.run(process_evaluate(run.results, settings, client, request.every))
     finally:
         store.close()
-    judgements = RunFolder(request.run_dir).judgements_file
-    write_judgements(judgements, judged)
+    write_judgements(request.folder.judgements_file, judged)
     records = [judgement.to_json() for judgement in judged]
-    report = render_process_report(records, request.run_dir.name)
-    report_path = request.run_dir / "process.md"
+    report = render_process_report(records, request.folder.name)
+    report_path = request.folder.path / "process.md"
     report_path.write_text(report, encoding="utf-8")
     return JudgeResult(
-        judgements, report_path, report, len(records), client.calls_made, client.cache_hits,
+        request.folder, report_path, report, len(records), client.calls_made, client.cache_hits,
         client.cost_usd, notices.said,
     )  # fmt: skip

@@ -47,12 +47,12 @@ from isodyn.runs.results import result_line
 from isodyn.runs.rundir import new_run_dir, run_lock_path
 from isodyn.runs.runlock import RunLock
 from isodyn.runs.saved_config import run_config_bytes
-from isodyn.runs.summary import MERGE_KEYS, MergedShards, RunSummary, summary_path
+from isodyn.runs.summary import MERGE_KEYS, MergedShards, RunSummary
 
 
 @dataclass(frozen=True)
 class MergeRequest:
-    runs: tuple[Path, ...]
+    runs: tuple[RunFolder, ...]
     out: Path | None = None  # default: the first run's parent
     cache_dir: Path | None = None  # default: the user's cache (`default_cache_dir`)
 
@@ -63,7 +63,7 @@ class MergeRequest:
         chosen = parse_key_values(settings, {"out": Path, "cache_dir": Path})
         if not runs:
             raise ConfigError("name the shard runs to merge: exp merge RUN_DIR... [out=DIR] [cache_dir=DIR]")
-        return cls(tuple(runs), chosen.get("out"), chosen.get("cache_dir"))
+        return cls(tuple(RunFolder(run) for run in runs), chosen.get("out"), chosen.get("cache_dir"))
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,7 @@ class StoredReplies:
 
 @dataclass(frozen=True)
 class MergeResult:
-    run_dir: Path
-    report_path: Path
+    folder: RunFolder  # the merged run, its report.md among its files
     summary: RunSummary
     cache_dir: Path
     replies: StoredReplies
@@ -94,7 +93,7 @@ class MergeResult:
             f"merged shards {merged} of {shards.of}: {self.summary.cells} cells, {state}\n"
             f"{self.replies.stored} replies stored in the cache {self.cache_dir} "
             f"({self.replies.known} were there already)\n"
-            f"run:     {self.run_dir}\nreport:  {self.report_path}"
+            f"run:     {self.folder.path}\nreport:  {self.folder.report_file}"
         )
 
 
@@ -102,7 +101,7 @@ def merge_runs(request: MergeRequest, notify: Notify | None = None) -> MergeResu
     """Check the shard runs, then write the merged run and fill the cache (see the module's note).
     The run is written whole or not at all: in a folder beside it, renamed into place at the end."""
     notices = Notices(notify)
-    runs = [read_shard_run(directory) for directory in request.runs]
+    runs = [read_shard_run(folder) for folder in request.runs]
     for run in runs:
         _tell_set_aside(run, notices)
     shards = checked_shards(runs)
@@ -115,32 +114,32 @@ def merge_runs(request: MergeRequest, notify: Notify | None = None) -> MergeResu
     made_out = None if out.exists() else out  # removed again if the merge fails
     with RunLock(run_lock_path(config)):  # as `exp run` of these settings takes it: one at a time
         try:
-            run_dir = new_run_dir(config)  # its name taken now (empty); its files are written beside it
+            merged = new_run_dir(config)  # its name taken now (empty); its files are written beside it
         except BaseException:
             _unmade(made_out)
             raise
         try:
-            replies, summary, report = _staged(run_dir, config, shards, results)
+            replies, summary = _staged(merged, config, shards, results)
         except BaseException:
-            _unmade(run_dir, made_out)
+            _unmade(merged.path, made_out)
             raise
     _tell_unfinished(shards, replies, notices)
-    return MergeResult(run_dir, report, summary, cache_dir, replies, results, notices.said)
+    return MergeResult(merged, summary, cache_dir, replies, results, notices.said)
 
 
 def _staged(
-    run_dir: Path, config: ExperimentConfig, shards: ShardSet, results: list[CellResult]
-) -> tuple[StoredReplies, RunSummary, Path]:
-    """The merged run written into a hidden folder beside `run_dir` (its files named as they will
-    be), then renamed onto the empty `run_dir`: a failure on the way (a full disk) leaves no half."""
-    staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.", suffix=".merging", dir=run_dir.parent))
+    merged: RunFolder, config: ExperimentConfig, shards: ShardSet, results: list[CellResult]
+) -> tuple[StoredReplies, RunSummary]:
+    """The merged run written into a hidden folder beside `merged` (its files named as they will
+    be), then renamed onto the empty `merged`: a failure on the way (a full disk) leaves no half."""
+    staging = Path(tempfile.mkdtemp(prefix=f".{merged.name}.", suffix=".merging", dir=merged.path.parent))
     try:
-        folder = staging / run_dir.name  # the report is titled with the folder's name
-        replies, summary, report = _write_run(folder, config, shards, results)
-        os.replace(folder, run_dir)
+        folder = RunFolder(staging / merged.name)  # the report is titled with the folder's name
+        replies, summary = _write_run(folder, config, shards, results)
+        os.replace(folder.path, merged.path)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return replies, summary, run_dir / report.relative_to(folder)
+    return replies, summary
 
 
 def _unmade(*folders: Path | None) -> None:
@@ -152,20 +151,21 @@ def _unmade(*folders: Path | None) -> None:
 
 
 def _write_run(
-    folder: Path, config: ExperimentConfig, shards: ShardSet, results: list[CellResult]
-) -> tuple[StoredReplies, RunSummary, Path]:
+    folder: RunFolder, config: ExperimentConfig, shards: ShardSet, results: list[CellResult]
+) -> tuple[StoredReplies, RunSummary]:
     """Every file of the merged run, written into `folder`; the replies stored in the cache."""
-    folder.mkdir()
-    write_atomic(RunFolder(folder).config_file, run_config_bytes(config, shards.runs[0].made_by))
-    write_atomic(RunFolder(folder).results_file, b"".join(result_line(result) for result in results))
-    write_atomic(RunFolder(folder).log_file, _joined_logs(shards))
+    folder.path.mkdir()
+    write_atomic(folder.config_file, run_config_bytes(config, shards.runs[0].made_by))
+    write_atomic(folder.results_file, b"".join(result_line(result) for result in results))
+    write_atomic(folder.log_file, _joined_logs(shards))
     study = next((run.study for run in shards.runs if run.study is not None), None)
     if study is not None:  # read within the study bound, as `exp run` reads one
-        write_atomic(RunFolder(folder).study_file, read_study(study).encode("utf-8"))
+        write_atomic(folder.study_file, read_study(study).encode("utf-8"))
     replies = store_replies(results, config)
     summary = _summary(shards, results, replies)
-    write_atomic(summary_path(folder), summary.to_text().encode())
-    return replies, summary, write_report(folder, results)
+    folder.write_summary(summary)
+    write_report(folder, results)
+    return replies, summary
 
 
 def _refuse_targets(out: Path, cache_dir: Path, runs: Sequence[ShardRun]) -> None:

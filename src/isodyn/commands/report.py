@@ -91,19 +91,20 @@ def report_run(
     if len(request.sources) > 1 or first.is_file():
         results, folder = _from_tables(request.sources, notices)
     else:
-        results, folder = read_run(first, notices).results, first
+        folder = RunFolder(first)
+        results = read_run(folder, notices).results
     if request.grader is not None:
         results = rescore(results, Tolerance(), request.grader)
     if request.baseline is not None:  # refused in one line before the minutes of work
         try:
-            run_baseline(results_frame(results), read_json(RunFolder(folder).config_file), request.baseline)
+            run_baseline(results_frame(results), read_json(folder.config_file), request.baseline)
         except UnknownBaselineError as exc:
             raise ConfigError(f"bad value for baseline: {exc}") from None
     path = write_report(folder, results, request.bootstrap, request.baseline, progress)
     return ReportResult(path, path.with_suffix(".html"), path.read_text(encoding="utf-8"), notices.said)
 
 
-def _from_tables(sources: Sequence[Path], notices: Notices) -> tuple[list[CellResult], Path]:
+def _from_tables(sources: Sequence[Path], notices: Notices) -> tuple[list[CellResult], RunFolder]:
     """The tables' cells, saved as results.jsonl in the `-report` folder the report goes to."""
     if not all(p.is_file() for p in sources):
         raise ConfigError("several sources must all be result tables (files), not run directories")
@@ -117,7 +118,7 @@ def _from_tables(sources: Sequence[Path], notices: Notices) -> tuple[list[CellRe
         notices.say("note", note)
     first = sources[0]
     stem = first.stem if len(sources) == 1 else f"{first.stem}-and-{len(sources) - 1}-more"
-    folder = first.with_name(f"{stem}-report")
-    folder.mkdir(exist_ok=True)
-    write_results(RunFolder(folder).results_file, tables.results)
+    folder = RunFolder(first.with_name(f"{stem}-report"))
+    folder.path.mkdir(exist_ok=True)
+    write_results(folder.results_file, tables.results)
     return tables.results, folder

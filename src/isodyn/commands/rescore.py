@@ -13,7 +13,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,7 +42,7 @@ AUDIT_SEED = 0  # the sample of clear verdicts, and the kappa's resamples
 
 @dataclass(frozen=True)
 class RescoreRequest:
-    run_dir: Path
+    folder: RunFolder
     grader: str = DEFAULT_GRADER
     tolerance: Tolerance = field(default_factory=lambda: Tolerance(DYNAMATH_ABS_TOLERANCE, 0.0))
     judge: JudgeChoice | None = None
@@ -51,11 +50,11 @@ class RescoreRequest:
     trust_run: bool = False  # the judge may use the server and cache the run's config.json names
 
     @classmethod
-    def from_words(cls, run_dir: Path, words: Sequence[str], trust_run: bool = False) -> RescoreRequest:
+    def from_words(cls, folder: RunFolder, words: Sequence[str], trust_run: bool = False) -> RescoreRequest:
         """The request `exp rescore RUN_DIR key=value ...` makes (ConfigError on a bad word)."""
         chosen = regrade_words(words)
         return cls(
-            run_dir,
+            folder,
             chosen.get("grader", DEFAULT_GRADER),
             Tolerance(chosen.get("abs_tol", DYNAMATH_ABS_TOLERANCE), chosen.get("rel_tol", 0.0)),
             JudgeChoice.from_parsed(chosen) if "judge" in chosen else None,
@@ -78,9 +77,7 @@ class RuleAudit:
 
 @dataclass(frozen=True)
 class RescoreResult:
-    out_dir: Path
-    results_path: Path
-    report_path: Path
+    folder: RunFolder  # the new folder: its results.jsonl, summary.json, report.md
     grader: str
     results: list[CellResult] = field(repr=False)
     changed_verdicts: int
@@ -93,7 +90,7 @@ class RescoreResult:
 def rescore_run(request: RescoreRequest, notify: Notify | None = None) -> RescoreResult:
     """Grade the run again and write the new folder; the run itself is left as it was."""
     notices = Notices(notify)
-    run = read_run(request.run_dir, notices)
+    run = read_run(request.folder, notices)
     if request.audit is not None and request.judge is None:
         raise ConfigError("audit=N needs judge=MODEL: the judge is what the rules are checked against")
     judge = request.judge.checked(run, request.trust_run, notices) if request.judge else None
@@ -101,7 +98,7 @@ def rescore_run(request: RescoreRequest, notify: Notify | None = None) -> Rescor
     calls, audit = JudgeCalls(), None
     if judge:
         regraded, calls, audit = _judged(regraded, judge, request)
-    out = _new_folder(request.run_dir)
+    out = _new_folder(request.folder)
     rescore_settings = {
         "grader": request.grader,
         "abs_tol": request.tolerance.absolute,
@@ -110,14 +107,14 @@ def rescore_run(request: RescoreRequest, notify: Notify | None = None) -> Rescor
         "audit": request.audit,
     }
     config = {**run.config, "grader": request.grader, "rescore": rescore_settings}
-    RunFolder(out).config_file.write_text(json.dumps(config, indent=2, allow_nan=False) + "\n")
-    write_results(RunFolder(out).results_file, regraded)
+    out.config_file.write_text(json.dumps(config, indent=2, allow_nan=False) + "\n")
+    write_results(out.results_file, regraded)
     changed = sum(a.correct != b.correct for a, b in zip(run.results, regraded, strict=True))
-    summary = _summary(regraded, changed, calls, request.run_dir, audit)
-    write_summary(out, summary)
-    report = write_report(out, regraded)
+    summary = _summary(regraded, changed, calls, request.folder, audit)
+    write_summary(out.path, summary)
+    write_report(out, regraded)
     return RescoreResult(
-        out, RunFolder(out).results_file, report, request.grader, regraded, changed, summary.judged, calls,
+        out, request.grader, regraded, changed, summary.judged, calls,
         _rule_audit(audit), notices.said,
     )  # fmt: skip
 
@@ -138,8 +135,9 @@ def _judged(
     return regraded, JudgeCalls(client.calls_made, client.cache_hits, client.cost_usd), audit
 
 
-def _new_folder(run_dir: Path) -> Path:
+def _new_folder(folder: RunFolder) -> RunFolder:
     """RUN_DIR-rescored-STAMP beside the run, made now; never one that exists."""
+    run_dir = folder.path
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
     while out.exists():  # two rescores in the same second
@@ -151,11 +149,11 @@ def _new_folder(run_dir: Path) -> Path:
         stamp += "y"
         out = run_dir.parent / f"{run_dir.name}-rescored-{stamp}"
         out.mkdir()
-    return out
+    return RunFolder(out)
 
 
 def _summary(
-    regraded: list[CellResult], changed: int, calls: JudgeCalls, run_dir: Path, audit: dict[str, Any] | None
+    regraded: list[CellResult], changed: int, calls: JudgeCalls, run: RunFolder, audit: dict[str, Any] | None
 ) -> RunSummary:
     """summary.json of the new folder (`RESCORE_KEYS`)."""
     reasons = [r.reason for r in regraded]
@@ -168,7 +166,7 @@ def _summary(
         changed_verdicts=changed,
         judged=sum(r.judge_extract is not None for r in regraded),
         judge=calls,
-        rescored_from=str(run_dir),
+        rescored_from=str(run.path),
         audit=audit,
         keys=RESCORE_KEYS,
     )

@@ -41,11 +41,11 @@ class RunNotStarted(IsodynError):
 
 
 class RunStopped(IsodynError):
-    """A model of the grid cannot be called at all; the finished cells are kept in `run_dir`."""
+    """A model of the grid cannot be called at all; the finished cells are kept in `folder`."""
 
-    def __init__(self, message: str, run_dir: Path) -> None:
+    def __init__(self, message: str, folder: RunFolder) -> None:
         super().__init__(message)
-        self.run_dir = run_dir
+        self.folder = folder
 
 
 @dataclass(frozen=True)
@@ -100,10 +100,8 @@ class DryRunEstimate:
 
 @dataclass(frozen=True)
 class RunResult:
-    run_dir: Path
-    results_path: Path  # results.jsonl
-    log_path: Path  # log.jsonl
-    report_path: Path  # report.md
+    folder: RunFolder  # its results.jsonl and log.jsonl
+    report_path: Path  # report.md: the folder's, or that of an earlier run with the same results
     summary: RunSummary
     outcome: RunOutcome = field(repr=False)
     resumed: int = 0  # cells finished by an earlier process of this run
@@ -162,44 +160,42 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
     except OSError as exc:
         raise RunNotStarted(str(exc)) from exc
     try:
-        run_dir, done = _opened(config)
+        folder, done = _opened(config)
         if done:
-            hooks.resumed(run_dir, len(done))
+            hooks.resumed(folder, len(done))
         if request.study is not None:  # the file as it was used, read again within its bound
-            RunFolder(run_dir).study_file.write_text(read_study(request.study), encoding="utf-8")
+            folder.study_file.write_text(read_study(request.study), encoding="utf-8")
         hooks.started(plan, done)
         try:
-            outcome = asyncio.run(execute(plan, run_dir, hooks.row, done, on_batch=hooks.batch))
+            outcome = asyncio.run(execute(plan, folder, hooks.row, done, on_batch=hooks.batch))
         except ModelUnavailable as exc:
-            raise RunStopped(f"{exc} (finished cells are kept in {run_dir})", run_dir) from exc
+            raise RunStopped(f"{exc} (finished cells are kept in {folder.path})", folder) from exc
         hooks.finished()
-        report = _report(run_dir, outcome, config, notices)
+        report = _report(folder, outcome, config, notices)
     finally:
         lock.release()
-    return RunResult(
-        run_dir, RunFolder(run_dir).results_file, RunFolder(run_dir).log_file, report,
-        outcome.run_summary, outcome, len(done), notices.said,
-    )  # fmt: skip
+    return RunResult(folder, report, outcome.run_summary, outcome, len(done), notices.said)
 
 
-def _report(run_dir: Path, outcome: RunOutcome, config: ExperimentConfig, notices: Notices) -> Path:
+def _report(folder: RunFolder, outcome: RunOutcome, config: ExperimentConfig, notices: Notices) -> Path:
     """report.md of the run, written only when its rows differ from those of the last finished run of
     the same settings (a cached rerun writes the same rows: that run's report stands)."""
     digest = outcome.run_summary.results_digest
-    earlier = unchanged_since(run_dir, config, digest)
+    earlier = unchanged_since(folder, config, digest)
     if earlier is None:
         from isodyn.analysis.run_report import write_report  # seconds to import: only when written
 
-        return write_report(run_dir, outcome.results)
-    share_identical_results(run_dir, config, digest)  # one copy on disk
+        return write_report(folder, outcome.results)
+    share_identical_results(folder, config, digest)  # one copy on disk
     notices.say(
         "note",
-        f"the results are those of {earlier}, so its report stands; `exp report {run_dir}` writes one here",
+        f"the results are those of {earlier.path}, so its report stands; "
+        f"`exp report {folder.path}` writes one here",
     )
-    return RunFolder(earlier).report_file
+    return earlier.report_file
 
 
-def _opened(config: ExperimentConfig) -> tuple[Path, list[CellResult]]:
+def _opened(config: ExperimentConfig) -> tuple[RunFolder, list[CellResult]]:
     """The run folder to write (an unfinished one resumed, with its finished cells, or a new one)."""
     try:
         return open_run_dir(config)

@@ -7,22 +7,20 @@ become warnings, since the command goes on without them.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from isodyn.commands.notices import Notices
 from isodyn.errors import IsodynError
 from isodyn.runs.folder import RunFolder
-from isodyn.runs.results import Run, read_results
+from isodyn.runs.results import Run
 
 
 class RunNotFound(IsodynError, FileNotFoundError):
     """A folder that holds no run (no results.jsonl): the message names it."""
 
 
-def read_run(directory: Path, notices: Notices | None = None) -> Run:
-    """The run in `directory`; with `notices`, one warning per kind of row set aside in reading it."""
+def read_run(folder: RunFolder, notices: Notices | None = None) -> Run:
+    """The run in `folder`; with `notices`, one warning per kind of row set aside in reading it."""
     try:
-        run = read_results(directory)
+        run = folder.results()
     except FileNotFoundError as exc:  # "no results.jsonl in DIR", said as it is
         raise RunNotFound(str(exc)) from exc
     if notices is not None:

@@ -108,13 +108,13 @@ def _json(path: Path | None, directory: Path) -> Any:
         return None
 
 
-def read_shard_run(directory: Path) -> ShardRun:
-    """The shard run in `directory`, read without writing a byte into it; MergeRefused when it is no
+def read_shard_run(folder: RunFolder) -> ShardRun:
+    """The shard run in `folder`, read without writing a byte into it; MergeRefused when it is no
     run or no shard, and each file's own refusal (a link, over the file bound) as one line."""
+    directory = folder.path
     if not directory.is_dir():
         why = "no such folder" if not directory.exists() else "it is not a folder"
         raise MergeRefused(f"{directory} is not a run folder ({why})")
-    folder = RunFolder(directory)
     results, config_file = _own_file(folder.results_file), _own_file(folder.config_file)
     if results is None or config_file is None:
         missing = folder.results_file.name if results is None else folder.config_file.name

@@ -57,7 +57,7 @@ PARSERS = {"port": bounded_int(0, 65_535), "open": _yes_no, "export": Path, "hos
 
 @dataclass(frozen=True)
 class ViewRequest:
-    run_dir: Path
+    folder: RunFolder
     port: int = DEFAULT_PORT  # 0: any free port
     open_browser: bool = False
     export: Path | None = None  # write the marks as corpus lines here and stop
@@ -71,24 +71,24 @@ class ViewRequest:
             raise ConfigError("name one run directory, e.g. exp view runs/20261121-192758-699ac9")
         export = chosen.get("export")
         opens = chosen.get("open", has_display())
-        return cls(Path(runs[0]).expanduser(), chosen.get("port", DEFAULT_PORT), opens,
+        return cls(RunFolder(Path(runs[0]).expanduser()), chosen.get("port", DEFAULT_PORT), opens,
                    export.expanduser() if export else None)  # fmt: skip
 
 
-def checked_run(run_dir: Path) -> Path:
-    if not run_dir.is_dir():
-        raise NotARun(f"{run_dir} is not a run directory")
-    if not RunFolder(run_dir).results_file.is_file():
-        raise NotARun(f"no results.jsonl in {run_dir}")
-    return run_dir
+def checked_run(folder: RunFolder) -> RunFolder:
+    if not folder.path.is_dir():
+        raise NotARun(f"{folder.path} is not a run directory")
+    if not folder.results_file.is_file():
+        raise NotARun(f"no results.jsonl in {folder.path}")
+    return folder
 
 
 def start_viewer(request: ViewRequest) -> ViewerServer:
     """The index read (or built) and the server bound; the caller runs `serve_forever`."""
-    return ViewerServer(Viewer(checked_run(request.run_dir)), request.port)
+    return ViewerServer(Viewer(checked_run(request.folder)), request.port)
 
 
 def export_run(request: ViewRequest) -> Exported:
     if request.export is None:
         raise ConfigError("export=FILE names the file to write")
-    return export_marks(checked_run(request.run_dir), request.export)
+    return export_marks(checked_run(request.folder), request.export)

@@ -20,7 +20,6 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from isodyn.cache import cache_key
@@ -42,6 +41,7 @@ from isodyn.experiments.plan import Plan
 from isodyn.experiments.redaction import redact_secrets
 from isodyn.models.requests import ModelRequest, replicas_of
 from isodyn.runs.batch_ledger import BatchJob, BatchLedger
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import Cell
 
 
@@ -81,7 +81,7 @@ class BatchParts:
 
     materials: RunMaterials
     client: CachedClient
-    run_dir: Path
+    folder: RunFolder
     backend: Backend
     log: RunLog
 
@@ -118,7 +118,7 @@ class _BatchRun:
         self.parts = parts
         self.client = parts.client
         self.log = parts.log
-        self.ledger = BatchLedger(parts.run_dir)
+        self.ledger = BatchLedger(parts.folder.path)
         self.on_progress = on_progress
         # the first replica: a job is polled where it was made, so the ledger names the server
         self.server = replicas_of(self.config.api_base)[0] if self.config.api_base else None
@@ -186,7 +186,7 @@ class _BatchRun:
             missed: dict[str, ModelRequest] = {}
             try:
                 await run_cell(
-                    self.plan, cell, self.parts.materials, self.client, self.parts.run_dir,
+                    self.plan, cell, self.parts.materials, self.client, self.parts.folder.path,
                     self._noting(missed),
                 )  # fmt: skip
             except CacheMiss:
@@ -268,7 +268,7 @@ class _BatchRun:
 
     async def _send(self, model: str, endpoint: Endpoint, chunk: dict[str, bytes]) -> None:
         try:
-            batch_id, file_id = await submit(endpoint, b"".join(chunk.values()), self.parts.run_dir.name)
+            batch_id, file_id = await submit(endpoint, b"".join(chunk.values()), self.parts.folder.name)
         except Exception as exc:
             self.log.event(
                 "batch_error",

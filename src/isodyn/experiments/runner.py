@@ -42,7 +42,7 @@ from isodyn.models.requests import ModelRequest, Reply
 from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import Cell, CellResult
-from isodyn.runs.results import read_results, result_line
+from isodyn.runs.results import result_line
 from isodyn.runs.rundir import (
     earlier_spending,
     own_results,
@@ -61,7 +61,7 @@ class RunOutcome:
     """A finished run: its folder and summary. Its rows are read from results.jsonl when first asked
     for (the run held counts, not rows, so its memory did not grow with the grid)."""
 
-    run_dir: Path
+    folder: RunFolder
     run_summary: RunSummary
 
     @property
@@ -71,7 +71,7 @@ class RunOutcome:
 
     @functools.cached_property
     def results(self) -> list[CellResult]:
-        return list(read_results(self.run_dir).results)
+        return list(self.folder.results().results)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -116,7 +116,7 @@ def _limits(config: ExperimentConfig) -> Limits:
 
 async def execute(
     plan: Plan,
-    run_dir: Path,
+    folder: RunFolder,
     on_row: ProgressHook | None = None,
     done: list[CellResult] | None = None,
     on_batch: BatchHook | None = None,
@@ -131,22 +131,22 @@ async def execute(
     budget resumes it. summary.json says whether the run is complete.
     """
     started = time.perf_counter()
-    lock = RunLock(RunFolder(run_dir).lock_file).acquire()  # one writer per run directory, whoever calls
+    lock = RunLock(folder.lock_file).acquire()  # one writer per run folder, whoever calls
     try:
-        return await _execute(plan, run_dir, on_row, done, started, on_batch)
+        return await _execute(plan, folder, on_row, done, started, on_batch)
     finally:
         lock.release()
 
 
 async def _execute(
     plan: Plan,
-    run_dir: Path,
+    folder: RunFolder,
     on_row: ProgressHook | None,
     done: list[CellResult] | None,
     started: float,
     on_batch: BatchHook | None = None,
 ) -> RunOutcome:
-    config, folder = plan.config, RunFolder(run_dir)
+    config = plan.config
     claim(config.cache_dir)  # a run asks for a cache: the folder is marked as isodyn's
     if plan.remembered is not None:
         plan.remembered.save()  # the next plan of these models needs no litellm
@@ -157,22 +157,22 @@ async def _execute(
     parts = open_parts(plan, stores.responses, stores.renders, log)
     memo = ReplayMemo(config.cache_dir, config)
     received, untrusted = _received(done or [], config, parts.responses)
-    done = without_local_failures(run_dir, without_untrusted(run_dir, done or [], untrusted))
+    done = without_local_failures(folder, without_untrusted(folder, done or [], untrusted))
     finished = {r.cell for r in done}
     todo = [c for c in plan.grid.cells if c not in finished]  # a Cell equals its row's tuple
     log.event("start", cells=len(plan.grid.cells), resumed_rows=len(done), todo=len(todo))
     # The plan, the seeds and every imported module live until the end: take them out of the cyclic
     # collector's sight, or each full collection rescans them (a tenth of a cached rerun's time).
     gc.freeze()
-    own_results(run_dir)  # never append through a link to an earlier run's rows
+    own_results(folder)  # never append through a link to an earlier run's rows
     try:
         # A large buffer: replayed rows are written in big blocks; live rows are flushed one by one.
         with (
             folder.results_file.open("ab", buffering=1 << 20) as lines,
-            kept_by_the_run(run_dir) as keep_verdicts,  # so a report need not grade them again
+            kept_by_the_run(folder.path) as keep_verdicts,  # so a report need not grade them again
         ):
             recorder = Recorder(lines, keep_verdicts, on_row)
-            execution = Execution(plan, run_dir, parts, memo, received, recorder)
+            execution = Execution(plan, folder, parts, memo, received, recorder)
             for earlier_result in done:
                 execution.recorder.count(earlier_result)
             await execution.run(todo, log, on_batch)
@@ -182,18 +182,18 @@ async def _execute(
     resumed = bool(done) or any(earlier.values())
     summary = execution.summary(time.perf_counter() - started, earlier if resumed else None)
     local_problem, summary = _local_problem(execution.recorder.tally, parts.responses, summary)
-    write_summary(run_dir, summary)
+    write_summary(folder.path, summary)
     log.event(
         "end", cells=summary.cells, calls_made=summary.calls_made, cache_hits=summary.cache_hits,
         left_undone=summary.left_undone, cost_usd=summary.cost_usd,
     )  # fmt: skip
     log.close()
-    remember_last_run(config.cache_dir, summary, run_dir)
+    remember_last_run(config.cache_dir, summary, folder)
     if execution.stopped:
         raise ModelUnavailable(execution.stopped)
     if local_problem:
         raise LocalFailure(local_problem)
-    return RunOutcome(run_dir, summary)
+    return RunOutcome(folder, summary)
 
 
 @dataclass
@@ -262,10 +262,10 @@ class Execution:
     hundred started cells, not one task per cell."""
 
     def __init__(
-        self, plan: Plan, run_dir: Path, parts: RunParts, memo: ReplayMemo, received: dict[str, Reply],
+        self, plan: Plan, folder: RunFolder, parts: RunParts, memo: ReplayMemo, received: dict[str, Reply],
         recorder: Recorder,
     ) -> None:  # fmt: skip
-        self.plan, self.run_dir, self.parts, self.memo = plan, run_dir, parts, memo
+        self.plan, self.folder, self.parts, self.memo = plan, folder, parts, memo
         self.client, self.received, self.recorder = parts.client, received, recorder
         self.judge = judge_settings(plan.config)
         self.undone = 0
@@ -304,8 +304,9 @@ class Execution:
             self.attempt_hits = 0
             try:
                 result = await run_cell(
-                    self.plan, cell, self.parts.materials, self.client, self.run_dir, self.replayed, self.memo
-                )
+                    self.plan, cell, self.parts.materials, self.client, self.folder.path, self.replayed,
+                    self.memo,
+                )  # fmt: skip
                 if self.judge is not None and needs_judge(result):
                     await self._launch(functools.partial(self._judged_then_recorded, result))
                 else:
@@ -322,7 +323,7 @@ class Execution:
                 await asyncio.sleep(0)  # let the calls in flight take their replies
         self.recorder.lines.flush()
         if config.batch and pending:  # the misses as provider batch jobs (experiments/batch.py)
-            parts = BatchParts(self.parts.materials, self.client, self.run_dir, self.replayed, log)
+            parts = BatchParts(self.parts.materials, self.client, self.folder, self.replayed, log)
             batched = await run_batches(self.plan, pending, parts, on_batch)
             pending, self.undone = batched.live, self.undone + batched.undone
         for cell in pending:  # what batch jobs left to live calls
@@ -373,7 +374,7 @@ class Execution:
     async def _guarded(self, cell: Cell) -> None:
         try:
             finished = await run_cell(
-                self.plan, cell, self.parts.materials, self.client, self.run_dir, self.live, self.memo
+                self.plan, cell, self.parts.materials, self.client, self.folder.path, self.live, self.memo
             )
             finished = await self._judged(finished)
         except BudgetExhausted:

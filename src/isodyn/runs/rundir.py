@@ -16,13 +16,12 @@ from pathlib import Path
 from isodyn.atomic import write_atomic
 from isodyn.core import JsonObject
 from isodyn.datasets.kinds import resolved
-from isodyn.runs import files
 from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import LOCAL_FAILURE, Cell, CellResult
-from isodyn.runs.results import DAMAGED_FILE, read_results
+from isodyn.runs.results import DAMAGED_FILE
 from isodyn.runs.runlock import RunLock
-from isodyn.runs.summary import RunSummary, read_summary
+from isodyn.runs.summary import RunSummary
 from isodyn.scoring import DEFAULT_GRADER
 from isodyn.textsafe import visible
 
@@ -50,57 +49,59 @@ def run_lock_path(config: ExperimentConfig) -> Path:
     return config.cache_dir / "locks" / f"{where}-{run_identity(config)}.lock"
 
 
-def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[Path, list[CellResult]]:
-    """The latest unfinished run with this identity (to resume, with its results), or a new directory."""
+def open_run_dir(config: ExperimentConfig, resume: bool = True) -> tuple[RunFolder, list[CellResult]]:
+    """The latest unfinished run with this identity (to resume, with its results), or a new folder."""
     identity = run_identity(config)
     earlier = run_folders(config.out, identity)
-    if resume and earlier and not RunFolder(earlier[-1]).is_complete():
+    if resume and earlier and not earlier[-1].is_complete():
         # Taken before the read: setting damaged lines aside rewrites results.jsonl, which another
         # process (another cache_dir, so another run lock) may be appending to; it stops here.
-        with RunLock(earlier[-1] / files.LOCK):
+        with RunLock(earlier[-1].lock_file):
             # a run that stopped before its first row resumes with none; damaged lines are set aside
-            return earlier[-1], read_results(earlier[-1], repair=True, missing_ok=True).results
+            return earlier[-1], earlier[-1].results(repair=True, missing_ok=True).results
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     run_dir = config.out / f"{stamp}-{identity}"
     while run_dir.exists():  # two runs in the same second
         stamp += "x"
         run_dir = config.out / f"{stamp}-{identity}"
     run_dir.mkdir(parents=True)
-    return run_dir, []
+    return RunFolder(run_dir), []
 
 
-def unchanged_since(run_dir: Path, config: ExperimentConfig, digest: str | None) -> Path | None:
+def unchanged_since(folder: RunFolder, config: ExperimentConfig, digest: str | None) -> RunFolder | None:
     """The latest earlier complete run of these settings whose rows (order and cache flags aside)
-    are the ones `run_dir` just wrote, with its report: a cached rerun need not write it again."""
+    are the ones `folder` just wrote, with its report: a cached rerun need not write it again."""
     if not digest:
         return None
     for earlier in reversed(run_folders(config.out, run_identity(config))):
-        if earlier == run_dir or not RunFolder(earlier).is_complete():
+        if earlier == folder or not earlier.is_complete():
             continue
         if _digest_of(earlier) != digest:
             return None  # the results changed since (or its summary cannot be read)
-        if (earlier / files.REPORT).is_file():
+        if earlier.report_file.is_file():
             return earlier
     return None
 
 
-def share_identical_results(run_dir: Path, config: ExperimentConfig, digest: str | None) -> Path | None:
-    """Make `run_dir`'s results.jsonl a hard link to that of the latest earlier complete run of these
+def share_identical_results(
+    folder: RunFolder, config: ExperimentConfig, digest: str | None
+) -> RunFolder | None:
+    """Make `folder`'s results.jsonl a hard link to that of the latest earlier complete run of these
     settings holding the same bytes (a cached rerun writes the rows of the rerun before it): one
     copy on disk; that run, or None (both kept as they are: no such run, or no link can be made
     here). Nothing appends to a file with other names (`own_results`) and a repair swaps in a new
     file, so neither run's rows can change the other's."""
-    mine = run_dir / files.RESULTS
+    mine = folder.results_file
     for earlier in reversed(run_folders(config.out, run_identity(config))):
-        if earlier == run_dir or not RunFolder(earlier).is_complete():
+        if earlier == folder or not earlier.is_complete():
             continue
         if _digest_of(earlier) != digest or not digest:
             return None  # the results changed since
-        theirs = earlier / files.RESULTS
+        theirs = earlier.results_file
         try:
             if mine.stat().st_size != theirs.stat().st_size or mine.read_bytes() != theirs.read_bytes():
                 continue  # the same rows, other bytes (the cache flags of a first, live run)
-            linked = run_dir / f".results.jsonl.{os.getpid()}.link"
+            linked = folder.path / f".results.jsonl.{os.getpid()}.link"
             linked.unlink(missing_ok=True)
             os.link(theirs, linked)
             os.replace(linked, mine)
@@ -110,16 +111,16 @@ def share_identical_results(run_dir: Path, config: ExperimentConfig, digest: str
     return None
 
 
-def _digest_of(run_dir: Path) -> str | None:
+def _digest_of(folder: RunFolder) -> str | None:
     """The results digest a run's summary.json records; None when it cannot be read."""
-    summary = read_summary(run_dir)
+    summary = folder.summary()
     return summary.results_digest if summary is not None else None
 
 
-def own_results(run_dir: Path) -> None:
+def own_results(folder: RunFolder) -> None:
     """Before a run appends to its results.jsonl: when the file has other names (shared with an
     identical earlier run), swap in a copy of its own, so the other names' file is never written."""
-    path = run_dir / files.RESULTS
+    path = folder.results_file
     try:
         shared = path.lstat().st_nlink > 1 and path.is_file() and not path.is_symlink()
     except OSError:
@@ -128,18 +129,18 @@ def own_results(run_dir: Path) -> None:
         write_atomic(path, path.read_bytes())
 
 
-def run_folders(out: Path, identity: str) -> list[Path]:
+def run_folders(out: Path, identity: str) -> list[RunFolder]:
     """The run folders of an identity under `out`, oldest first. Only the names `open_run_dir` gives
     (a stamp, an x per clash within a second, the identity) count: a folder whose name merely ends
     in the identity (a user's `old-<identity>` backup) is never resumed into."""
     if not out.is_dir():
         return []
     own = re.compile(rf"\d{{8}}-\d{{6}}x*-{re.escape(identity)}")
-    return sorted(p for p in out.iterdir() if own.fullmatch(p.name) and p.is_dir())
+    return [RunFolder(p) for p in sorted(p for p in out.iterdir() if own.fullmatch(p.name) and p.is_dir())]
 
 
-def new_run_dir(config: ExperimentConfig) -> Path:
-    """A fresh directory, never a resumed one."""
+def new_run_dir(config: ExperimentConfig) -> RunFolder:
+    """A fresh folder, never a resumed one."""
     return open_run_dir(config, resume=False)[0]
 
 
@@ -171,37 +172,39 @@ def earlier_spending(log_path: Path, done: list[CellResult]) -> dict[str, float]
     return spent
 
 
-def without_local_failures(run_dir: Path, done: list[CellResult]) -> list[CellResult]:
+def without_local_failures(folder: RunFolder, done: list[CellResult]) -> list[CellResult]:
     """The resumed rows less the cells that failed on this machine, which run again; their rows
     leave results.jsonl (rewritten whole, atomically) so each cell keeps one row."""
     kept = [r for r in done if r.reason != LOCAL_FAILURE]
     if len(kept) < len(done):
-        _drop_rows(run_dir, lambda row: row.get("reason") == LOCAL_FAILURE)
+        _drop_rows(folder, lambda row: row.get("reason") == LOCAL_FAILURE)
     return kept
 
 
-def without_untrusted(run_dir: Path, done: list[CellResult], untrusted: dict[Cell, str]) -> list[CellResult]:
+def without_untrusted(
+    folder: RunFolder, done: list[CellResult], untrusted: dict[Cell, str]
+) -> list[CellResult]:
     """The resumed rows less those whose replies are not trusted (`untrusted`: cell -> why): their
     lines move to results.damaged.jsonl, as damaged lines do, their cells run again, and a warning
     on stderr names the first (as the reply cache warns: the run goes on)."""
     if not untrusted:
         return done
     cells = {cell.key for cell in untrusted}
-    aside = _drop_rows(run_dir, lambda row: _cell_or_none(row) in cells)
-    with (run_dir / DAMAGED_FILE).open("ab") as damaged:
+    aside = _drop_rows(folder, lambda row: _cell_or_none(row) in cells)
+    with folder.damaged_file.open("ab") as damaged:
         damaged.write(b"".join(aside))
     (cell, why), count = next(iter(untrusted.items())), len(untrusted)
     sys.stderr.write(
-        f"warning: {run_dir}: {count} row(s) of results.jsonl not trusted, moved to {DAMAGED_FILE}; "
+        f"warning: {folder.path}: {count} row(s) of results.jsonl not trusted, moved to {DAMAGED_FILE}; "
         f"the first, cell {visible(' '.join(map(str, cell.key)))}: {visible(why)}; "
         "their cells run again\n"
     )
     return [r for r in done if r.cell not in untrusted]
 
 
-def _drop_rows(run_dir: Path, dropped: Callable[[JsonObject], bool]) -> list[bytes]:
+def _drop_rows(folder: RunFolder, dropped: Callable[[JsonObject], bool]) -> list[bytes]:
     """Rewrite results.jsonl (whole, atomically) without the rows `dropped` picks; their lines."""
-    path = run_dir / files.RESULTS
+    path = folder.results_file
     kept: list[bytes] = []
     gone: list[bytes] = []
     for line in path.read_bytes().splitlines(keepends=True):
@@ -231,11 +234,11 @@ def _cell_or_none(row: JsonObject) -> tuple[str, str, str, str, int, int] | None
     return cell
 
 
-def remember_last_run(cache_dir: Path, summary: RunSummary, run_dir: Path) -> None:
+def remember_last_run(cache_dir: Path, summary: RunSummary, folder: RunFolder) -> None:
     """For `exp cache stats`: the last run's calls and hits."""
     lookups = summary.calls_made + summary.cache_hits
     record = {
-        "run_dir": str(run_dir),
+        "run_dir": str(folder.path),
         "calls_made": summary.calls_made,
         "cache_hits": summary.cache_hits,
         "hit_rate": summary.cache_hits / lookups if lookups else None,

@@ -26,6 +26,7 @@ from isodyn.experiments.plan import Plan
 from isodyn.experiments.runner import execute
 from isodyn.generators.base import SeedProgram, StandInSeed
 from isodyn.generators.tape import Genome, Realized, TapeError, realize
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import Cell, CellResult, Status
 from isodyn.search.guided import GuidedSearch
 from isodyn.search.searchers import Baseline, FixedList, Proposal, RandomSearch, VariantSearch, searchable
@@ -263,7 +264,7 @@ class SearchRounds:
         if new:
             grid = Grid(new, ())
             plan = replace(self.plan, seeds=dict[str, SeedProgram](self.seeds), grid=grid)
-            outcome = await execute(plan, self.folder)
+            outcome = await execute(plan, RunFolder(self.folder))  # its rows in the search folder
             this_round = outcome.summary.get("this_process", outcome.summary)  # later rounds: theirs
             self.calls_made += int(this_round["calls_made"])
             self.cost_usd += float(this_round["cost_usd"])

@@ -19,7 +19,7 @@ import orjson
 
 from isodyn.atomic import write_atomic
 from isodyn.runs.folder import RunFolder
-from isodyn.runs.marks import Mark, graded_reading, read_marks
+from isodyn.runs.marks import Mark, graded_reading
 from isodyn.view.cells import CellUnreadable, read_cell
 from isodyn.view.index import load_index
 
@@ -55,14 +55,13 @@ class Exported:
         )
 
 
-def corpus_lines(run_dir: Path) -> tuple[list[CorpusLine], Counter[str]]:
+def corpus_lines(folder: RunFolder) -> tuple[list[CorpusLine], Counter[str]]:
     """The run's last mark of each cell as corpus lines, and why the others were left out."""
-    run_dir = Path(run_dir)
-    index, _ = load_index(run_dir)
-    results = RunFolder(run_dir).results_file
+    index, _ = load_index(folder)
+    results = folder.results_file
     lines: list[CorpusLine] = []
     skipped: Counter[str] = Counter()
-    for key, mark in read_marks(run_dir).latest().items():
+    for key, mark in folder.marks().latest().items():
         cell = index.find(key)
         if cell is None:
             skipped["marks of cells this run does not hold"] += 1
@@ -83,10 +82,10 @@ def corpus_lines(run_dir: Path) -> tuple[list[CorpusLine], Counter[str]]:
         answer = result.extracted if verdict == graded else result.truth if verdict == "correct" else None
         disagree = len({s.correct for s in result.scores.values()}) > 1
         lines.append(CorpusLine(
-            _line_id(run_dir.name, mark), SOURCE, "graders disagree" if disagree else str(result.ambiguity),
+            _line_id(folder.name, mark), SOURCE, "graders disagree" if disagree else str(result.ambiguity),
             result.answer_type, result.question, list(result.choices), result.truth,
             result.percent_question, result.response, verdict, answer,
-            _note(run_dir.name, mark, graded, result.method),
+            _note(folder.name, mark, graded, result.method),
         ))  # fmt: skip
     return lines, skipped
 
@@ -103,9 +102,9 @@ def _note(run: str, mark: Mark, graded: str, method: str | None) -> str:
     return f"{said}(run {run}: {where}; the grader read {graded} by {method or 'none'}; marked {mark.time})"
 
 
-def export_marks(run_dir: Path, target: Path) -> Exported:
+def export_marks(folder: RunFolder, target: Path) -> Exported:
     """Write the corpus lines to `target` (whole, swapped in: a link there is replaced)."""
-    lines, skipped = corpus_lines(run_dir)
+    lines, skipped = corpus_lines(folder)
     data = b"".join(orjson.dumps(asdict(line), option=orjson.OPT_APPEND_NEWLINE) for line in lines)
     write_atomic(Path(target), data)
     return Exported(Path(target), len(lines), dict(skipped))

@@ -378,11 +378,11 @@ class CellIndex:
         return self.by_seed[mask[self.by_seed]]
 
 
-def index_path(run_dir: Path, store: Path | None = None) -> Path:
-    """Where the index of `run_dir` is cached: one file per run folder (by its resolved path), in
+def index_path(run: RunFolder, store: Path | None = None) -> Path:
+    """Where the index of `run` is cached: one file per run folder (by its resolved path), in
     `store` (default: the cache folder's view-index/), replaced when the run changes."""
     folder = store if store is not None else Stores(default_cache_dir()).view_index
-    name = hashlib.sha256(str(Path(run_dir).resolve()).encode("utf-8", "surrogateescape")).hexdigest()
+    name = hashlib.sha256(str(run.path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()
     return folder / f"{name[:32]}.json"
 
 
@@ -391,12 +391,12 @@ def sha256_of(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def load_index(run_dir: Path, store: Path | None = None) -> tuple[CellIndex, str | None]:
+def load_index(run: RunFolder, store: Path | None = None) -> tuple[CellIndex, str | None]:
     """The run's index, from the cache when it was built from these very results.jsonl bytes, else
     built and cached; and why it could not be cached (None when it was, or came from the cache)."""
-    results = RunFolder(run_dir).results_file
+    results = run.results_file
     key = FileKey.of(results)
-    path = index_path(run_dir, store)
+    path = index_path(run, store)
     try:
         if path.exists():
             cached = CellIndex.from_json(read_bounded(path, MAX_INDEX_BYTES), key, sha256_of(results))
@@ -416,17 +416,17 @@ def load_index(run_dir: Path, store: Path | None = None) -> tuple[CellIndex, str
 class IndexHolder:
     """The current index of a run: rebuilt when results.jsonl changes (a run still appending)."""
 
-    def __init__(self, run_dir: Path) -> None:
-        self.run_dir = Path(run_dir)
+    def __init__(self, folder: RunFolder) -> None:
+        self.folder = folder
         self._lock = threading.Lock()
-        self.index, self.note = load_index(self.run_dir)
+        self.index, self.note = load_index(self.folder)
 
     def current(self) -> CellIndex:
         try:
-            key = FileKey.of(RunFolder(self.run_dir).results_file)
+            key = FileKey.of(self.folder.results_file)
         except OSError:
             return self.index  # gone while serving: keep showing what was read
         with self._lock:
             if key != self.index.key:
-                self.index, self.note = load_index(self.run_dir)
+                self.index, self.note = load_index(self.folder)
             return self.index

@@ -41,7 +41,7 @@ import orjson
 
 from isodyn.errors import IsodynError
 from isodyn.runs.folder import RunFolder
-from isodyn.runs.marks import Mark, MarksRead, append_mark, graded_reading, mark_from_request, read_marks
+from isodyn.runs.marks import Mark, MarksRead, append_mark, graded_reading, mark_from_request
 from isodyn.runs.safe import UnsafeFile
 from isodyn.view.cells import DIGEST, CellUnreadable, CellView, cell_view
 from isodyn.view.index import CellIndex, CellSummary, Facet, Filters, IndexHolder
@@ -104,14 +104,14 @@ class RenderedImages:
         return stored_image(self.renders, digest)
 
 
-def render_images(run_dir: Path) -> ImageSource | None:
+def render_images(folder: RunFolder) -> ImageSource | None:
     """The run's render cache (`cache_dir` of its config.json, else isodyn's default), when it
     exists (the viewer never makes one)."""
     from isodyn.cache.folder import Stores
     from isodyn.runs.config import default_cache_dir
     from isodyn.runs.results import read_json
 
-    config = read_json(RunFolder(run_dir).config_file)
+    config = read_json(folder.config_file)
     named = config.get("cache_dir") if isinstance(config, dict) else None
     cache_dir = Path(named) if isinstance(named, str) and named else default_cache_dir()
     renders = Stores(cache_dir).renders
@@ -143,12 +143,12 @@ class Meta:
 class Viewer:
     """What the requests share: the run, its index, its marks and its pictures."""
 
-    def __init__(self, run_dir: Path, images: Callable[[], ImageSource | None] | None = None) -> None:
-        self.run_dir = Path(run_dir)
-        self.results = RunFolder(self.run_dir).results_file
-        self.holder = IndexHolder(self.run_dir)
+    def __init__(self, folder: RunFolder, images: Callable[[], ImageSource | None] | None = None) -> None:
+        self.folder = folder
+        self.results = folder.results_file
+        self.holder = IndexHolder(folder)
         self.static = static_files()
-        self._images_from = images or (lambda: render_images(self.run_dir))
+        self._images_from = images or (lambda: render_images(self.folder))
         self._images: ImageSource | None = None
         self._images_opened = False
         self._lock = threading.Lock()
@@ -157,7 +157,7 @@ class Viewer:
     # --- marks ------------------------------------------------------------------------------------
     def marks(self, index: CellIndex) -> MarkState:
         """The marks, read again when marks.jsonl changed (another person marking the same run)."""
-        path = RunFolder(self.run_dir).marks_file
+        path = self.folder.marks_file
         try:
             found = path.lstat()
             stamp: Any = (found.st_size, found.st_mtime_ns)
@@ -166,7 +166,7 @@ class Viewer:
         with self._lock:
             if self._marks is not None and self._marks[0] == stamp and self._marks[1] == id(index):
                 return self._marks[2]
-            read = read_marks(self.run_dir)
+            read = self.folder.marks()
             marked = np.zeros(index.size, dtype=bool)
             right = np.zeros(index.size, dtype=bool)
             for key, mark in read.latest().items():
@@ -197,7 +197,7 @@ class Viewer:
         state = self.marks(index)
         seen = index.seen
         return Meta(
-            self.run_dir.name, index.size, seen.damaged, seen.duplicates, seen.first_problem,
+            self.folder.name, index.size, seen.damaged, seen.duplicates, seen.first_problem,
             self.holder.note, index.facets(), int(state.marked.sum()), state.read.damaged,
         )  # fmt: skip
 
@@ -244,7 +244,7 @@ class Viewer:
         graded = graded_reading(index.value("reason", cell), index.verdict(cell) == "right")
         made = mark_from_request(index.cell_key(cell), graded, body)
         with self._lock:
-            append_mark(self.run_dir, made)
+            append_mark(self.folder.path, made)
         return made
 
 
