@@ -25,6 +25,7 @@ from pathlib import Path
 
 from isodyn.cache.folder import Stores
 from isodyn.core import AnswerType, Modality
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import Cell, CellResult, Labels, Outcome, Status
 from isodyn.runs.results import Call, write_results
 from isodyn.scoring import Question, Score
@@ -100,7 +101,7 @@ def first_render(page: object, run_dir: Path, cold: bool) -> tuple[float, subpro
     """Seconds from starting `exp view` to the first page of rows painted; the server and its URL."""
     cache = run_dir.parent / "cache"  # the viewer's cache folder, not the user's
     if cold:
-        index_path(run_dir, Stores(cache).view_index).unlink(missing_ok=True)
+        index_path(RunFolder(run_dir), Stores(cache).view_index).unlink(missing_ok=True)
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     start = time.perf_counter()

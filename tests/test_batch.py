@@ -43,9 +43,9 @@ def settings(stub: OpenAIStub, tmp_path: Path, *extra: str) -> list[str]:
 
 def run(words: list[str], progress: list[batch.BatchProgress] | None = None) -> RunOutcome:
     plan = plan_experiment(parse_overrides(words))
-    run_dir, done = open_run_dir(plan.config)
+    folder, done = open_run_dir(plan.config)
     hook = progress.append if progress is not None else None
-    return asyncio.run(execute(plan, run_dir, done=done, on_batch=hook))
+    return asyncio.run(execute(plan, folder, done=done, on_batch=hook))
 
 
 def rows(run_dir: Path) -> list[dict]:
@@ -81,7 +81,7 @@ def test_a_batch_run_makes_no_live_call_and_a_live_rerun_replays_it(tmp_path: Pa
         assert first.summary["complete"] and first.summary["calls_made"] == 4
         # the stub reports 10 prompt and 5 completion tokens a reply: priced at the batch price
         assert first.summary["cost_usd"] == pytest.approx(4 * batch_price(10, 5))
-        calls = [e for e in map(json.loads, (first.run_dir / "log.jsonl").read_text().splitlines())
+        calls = [e for e in map(json.loads, first.folder.log_file.read_text().splitlines())
                  if e["event"] == "call"]  # fmt: skip
         assert len(calls) == 4 and {c["batch_id"] for c in calls} == {"batch_stub_1"}
         assert [p.in_progress for p in progress] == [1, 0] and progress[-1].done == 1
@@ -188,13 +188,13 @@ def test_fallback_undone_leaves_cells_for_a_rerun_that_pays_each_request_once(tm
 
         stub.batches.behaviour = BatchBehaviour()
         again = run(words)
-        assert again.run_dir == first.run_dir
+        assert again.folder == first.folder
         assert stub.batches.batches_created == 2 and stub.requests == []
         assert len(stub.batches.items) == 3  # 1 + 2: no request answered twice
-    assert again.summary["complete"] is True and len(rows(again.run_dir)) == 3
+    assert again.summary["complete"] is True and len(rows(again.folder.path)) == 3
     assert again.summary["calls_made"] == 3 and again.summary["this_process"]["calls_made"] == 2
     assert again.summary["cost_usd"] == pytest.approx(3 * batch_price(10, 5), abs=1e-6)  # rounded to 6
-    log = [json.loads(line) for line in (again.run_dir / "log.jsonl").read_text().splitlines()]
+    log = [json.loads(line) for line in again.folder.log_file.read_text().splitlines()]
     paid = [e["cost_usd"] for e in log if e["event"] == "call"]
     assert paid == pytest.approx([batch_price(10, 5)] * 3)  # each request once, at the batch price
 

@@ -84,13 +84,14 @@ def test_the_modules_below_the_cache_write_where_stores_says(tmp_path: Path, mon
     from isodyn.datasets import dynamath_runs
     from isodyn.models import remembered
     from isodyn.runs.config import ExperimentConfig
+    from isodyn.runs.folder import RunFolder
     from isodyn.runs.rundir import remember_last_run, run_lock_path
     from isodyn.runs.summary import RunSummary
 
     stores = Stores(tmp_path)
     config = ExperimentConfig(cache_dir=tmp_path, out=tmp_path / "runs")
     assert run_lock_path(config).parent == stores.locks
-    remember_last_run(tmp_path, RunSummary(calls_made=1, cache_hits=0), tmp_path / "runs" / "r")
+    remember_last_run(tmp_path, RunSummary(calls_made=1, cache_hits=0), RunFolder(tmp_path / "runs" / "r"))
     assert stores.last_run.is_file()
     assert tmp_path / remembered.FILE_NAME == stores.models
     monkeypatch.setenv("ISODYN_CACHE_DIR", str(tmp_path))

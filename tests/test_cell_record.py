@@ -129,7 +129,7 @@ def dataset_run(tmp_path: Path) -> Path:
         plan = plan_experiment(parse_overrides(words))
         outcome = asyncio.run(execute(plan, new_run_dir(plan.config)))
     assert {r.reason for r in outcome.results} == {"extraction_failed"}
-    return outcome.run_dir
+    return outcome.folder.path
 
 
 def test_judge_and_rescore_work_on_a_dataset_run(dataset_run: Path, tmp_path: Path) -> None:

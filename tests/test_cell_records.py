@@ -14,6 +14,7 @@ import pytest
 
 import view_runs as vr
 from isodyn.core import Modality
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.judgements import Judgement, JudgementLine, read_judgements, write_judgements
 from isodyn.runs.marks import Mark, append_mark, mark_from_request, read_marks
 from isodyn.runs.record import Cell
@@ -141,7 +142,7 @@ def test_a_judgement_without_its_defaults_reads_with_them() -> None:
 def viewer(tmp_path: Path) -> Viewer:
     run_dir = vr.write_run(tmp_path)
     append_mark(run_dir, Mark(Cell.of((*vr.HOSTILE, 0)), True, "seen", "T", "correct"))
-    return Viewer(run_dir, images=lambda: None)
+    return Viewer(RunFolder(run_dir), images=lambda: None)
 
 
 def test_a_cell_is_sent_with_the_keys_it_had(viewer: Viewer) -> None:

@@ -22,6 +22,7 @@ from isodyn.commands.rescore import RescoreRequest, rescore_run
 from isodyn.commands.run import RunRequest, RunResult, estimate_run, run_experiment
 from isodyn.commands.runs import RunNotFound
 from isodyn.errors import ConfigError, IsodynError
+from isodyn.runs.folder import RunFolder
 from isodyn.testing import OpenAIStub, ScriptedReply
 from user_cli import NO_KEYS
 
@@ -44,7 +45,7 @@ class Recorder(RunHooks):
     def notice(self, notice: Notice) -> None:
         self.calls.append(f"notice:{notice.kind}")
 
-    def resumed(self, run_dir: Path, finished: int) -> None:
+    def resumed(self, folder: RunFolder, finished: int) -> None:
         self.calls.append(f"resumed:{finished}")
 
     def started(self, plan, done: Sequence) -> None:
@@ -88,12 +89,12 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Made]:
 
 def test_a_run_returns_its_folder_counts_and_files(made: Made) -> None:
     result = made.result
-    assert result.run_dir.parent == made.root / "runs" and result.resumed == 0 and result.notices == ()
+    assert result.folder.path.parent == made.root / "runs" and result.resumed == 0 and result.notices == ()
     assert (result.summary.cells, result.summary.errors, result.summary.left_undone) == (4, 0, 0)
     assert result.summary.calls_made == 4 and not result.summary.all_failed
     assert len(result.results) == 4 and len({r.modality for r in result.results}) == 2
-    for path in (result.results_path, result.log_path, result.report_path):
-        assert path.is_file() and path.parent == result.run_dir
+    for path in (result.folder.results_file, result.folder.log_file, result.report_path):
+        assert path.is_file() and path.parent == result.folder.path
     assert made.hooks.calls == ["started:0", "row", "row", "row", "row", "finished"]
 
 
@@ -114,45 +115,46 @@ def test_a_bad_word_is_a_config_error_before_anything_runs() -> None:
 
 
 def test_rescore_writes_a_new_folder_beside_the_run(made: Made) -> None:
-    run_dir = made.result.run_dir
-    done = rescore_run(RescoreRequest.from_words(run_dir, ["grader=strict-json"]))
-    assert done.out_dir.parent == run_dir.parent and done.out_dir.name.startswith(f"{run_dir.name}-rescored-")
+    run_dir = made.result.folder.path
+    done = rescore_run(RescoreRequest.from_words(made.result.folder, ["grader=strict-json"]))
+    assert done.folder.path.parent == run_dir.parent
+    assert done.folder.name.startswith(f"{run_dir.name}-rescored-")
     assert done.grader == "strict-json" and len(done.results) == 4 and done.audit is None
     assert done.judged == 0 and done.judge_calls.calls_made == 0 and done.changed_verdicts == 0
-    summary = json.loads((done.out_dir / "summary.json").read_text())
+    summary = json.loads(done.folder.summary_file.read_text())
     assert summary["cells"] == 4 and summary["rescored_from"] == str(run_dir)
-    assert done.report_path == done.out_dir / "report.md" and done.results_path.is_file()
+    assert done.folder.report_file.is_file() and done.folder.results_file.is_file()
 
 
 def test_rescore_refuses_an_audit_without_a_judge_and_a_folder_without_a_run(made: Made, tmp_path) -> None:
     with pytest.raises(ConfigError, match="audit=N needs judge=MODEL"):
-        rescore_run(RescoreRequest(made.result.run_dir, audit=3))
+        rescore_run(RescoreRequest(made.result.folder, audit=3))
     with pytest.raises(RunNotFound, match=r"no results\.jsonl") as caught:
-        rescore_run(RescoreRequest(tmp_path))
+        rescore_run(RescoreRequest(RunFolder(tmp_path)))
     assert isinstance(caught.value, FileNotFoundError) and isinstance(caught.value, IsodynError)
 
 
 def test_judge_writes_process_files_and_replays_from_the_cache(made: Made) -> None:
-    run_dir = made.result.run_dir
+    folder = made.result.folder
     wrong = sum(not r.correct for r in made.result.results if r.graded)
     assert wrong == 2  # variant 1 (truth B) in both modalities
-    request = JudgeRequest(run_dir, JudgeChoice("openai/judge", api_base=made.stub.base_url))
+    request = JudgeRequest(folder, JudgeChoice("openai/judge", api_base=made.stub.base_url))
     first = judge_run(request)
     # both wrong cells ask the judge the same thing (one question and reply in two modalities)
     assert first.judged == wrong and first.calls_made == 1 and first.cache_hits == 1
-    assert (
-        first.judgements_path == run_dir / "process.jsonl" and first.report_path.read_text() == first.report
-    )
+    assert first.folder == folder and folder.judgements_file.is_file()
+    assert first.report_path == folder.path / "process.md" and first.report_path.read_text() == first.report
     again = judge_run(request)
     assert again.calls_made == 0 and again.cache_hits == wrong
     with pytest.raises(ConfigError, match="judge=MODEL is required"):
-        JudgeRequest.from_words(run_dir, ["all=1"])
+        JudgeRequest.from_words(folder, ["all=1"])
 
 
 def test_report_and_compare_return_the_markdown_they_wrote(made: Made) -> None:
-    run_dir = made.result.run_dir
+    folder = made.result.folder
+    run_dir = folder.path
     report = report_run(ReportRequest.from_words([str(run_dir), "resamples=200"]))
-    assert report.path == run_dir / "report.md" and report.html == run_dir / "report.html"
+    assert report.path == folder.report_file and report.html == folder.report_html_file
     assert report.markdown == report.path.read_text() and report.notices == ()
     compared = compare_runs(CompareRequest.from_words([str(run_dir), "by=modality", "resamples=200"]))
     assert compared.path == run_dir / "compare-by-modality.md"
@@ -164,8 +166,8 @@ def test_report_and_compare_return_the_markdown_they_wrote(made: Made) -> None:
 def test_a_damaged_line_is_a_warning_notice_given_as_it_is_read(made: Made, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     copy.mkdir()
-    lines = made.result.results_path.read_text()
-    (copy / "results.jsonl").write_text(lines + "{cut\n")
+    lines = made.result.folder.results_file.read_text()
+    RunFolder(copy).results_file.write_text(lines + "{cut\n")
     heard: list[Notice] = []
     report = report_run(ReportRequest((copy,)), heard.append)
     assert [n.kind for n in heard] == ["warning"] and report.notices == tuple(heard)

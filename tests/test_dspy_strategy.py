@@ -99,7 +99,7 @@ def test_optimizes_once_then_reuses_with_zero_calls(words, tmp_path) -> None:
         assert row["notes"]["dspy_demos"] == 2
 
     # (2) the program is saved in the run directory (and in the cache directory, keyed)
-    saved = first.run_dir / "dspy" / "openai_stub-latex.json"
+    saved = first.folder.path / "dspy" / "openai_stub-latex.json"
     assert saved.is_file()
     assert {r["notes"]["dspy_program_path"] for r in first.rows} == {str(saved)}
     state = json.loads(saved.read_text())
@@ -115,7 +115,7 @@ def test_optimizes_once_then_reuses_with_zero_calls(words, tmp_path) -> None:
     assert second.summary["calls_made"] == 0
     assert second.summary["cache_hits"] == VARIANTS
     assert {r["notes"]["dspy_program"] for r in second.rows} == {"reused"}
-    assert (second.run_dir / "dspy" / "openai_stub-latex.json").read_text() == saved.read_text()
+    assert (second.folder.path / "dspy" / "openai_stub-latex.json").read_text() == saved.read_text()
     by_variant = lambda rows: {r["variant"]: r["extracted"] for r in rows}  # noqa: E731
     assert by_variant(first.rows) == by_variant(second.rows) == dict.fromkeys(range(VARIANTS), EVAL_ANSWER)
     assert all(r["correct"] == (r["truth"] == EVAL_ANSWER) for r in first.rows)

@@ -27,8 +27,8 @@ CELL = ("model", "strategy", "modality", "seed_id", "variant", "repeat")
 
 def run(words: list[str]):
     plan = plan_experiment(parse_overrides(words))
-    run_dir, done = open_run_dir(plan.config)
-    return asyncio.run(execute(plan, run_dir, None, done))
+    folder, done = open_run_dir(plan.config)
+    return asyncio.run(execute(plan, folder, None, done))
 
 
 def answer_a(request: dict) -> ScriptedReply:
@@ -51,7 +51,7 @@ def test_fault_mix_every_cell_answered_or_recorded(tmp_path) -> None:
     assert len(rows) == cells and len({tuple(r[k] for k in CELL) for r in rows}) == cells
     assert {r["reason"] for r in rows} <= {"ok", "extraction_failed"}  # every fault was retried away
     assert all(r["extracted"] == "A" for r in rows)
-    events = [json.loads(line) for line in (outcome.run_dir / "log.jsonl").read_text().splitlines()]
+    events = [json.loads(line) for line in outcome.folder.log_file.read_text().splitlines()]
     retried = Counter(e["reason"] for e in events if e["event"] == "retry")
     assert {"error:rate_limit", "error:server", "error:timeout"} <= set(retried)
     assert retried["error:malformed_reply"] + retried["error:api"] + retried["error:connection"] > 0
@@ -140,7 +140,7 @@ def test_budget_stop_then_resume_with_a_larger_budget(tmp_path) -> None:
         assert first.summary["cost_usd"] <= 0.01
         calls_before = len(stub.requests)
         second = run([*words, "max_cost=1"])
-        assert second.run_dir == first.run_dir  # the same command resumed the unfinished run
+        assert second.folder == first.folder  # the same command resumed the unfinished run
         assert len(stub.requests) == calls_before + (12 - first.summary["cells"])
     assert second.summary["complete"] is True and second.summary["cells"] == 12
 

@@ -35,7 +35,7 @@ def _made_run(root: Path, stub: OpenAIStub, *more: str) -> Path:
         f"cache_dir={root / 'c'}",
         *more,
     ]
-    return run_experiment(RunRequest.from_words(words)).run_dir
+    return run_experiment(RunRequest.from_words(words)).folder.path
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def foreign(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     server theirs."""
     # only this patch is undone: monkeypatch.undo() would also undo conftest's own cache isolation
     with monkeypatch.context() as patched, OpenAIStub(_answer) as made_on:
-        patched.setattr(analysis_report, "write_report", lambda run_dir, *a, **k: run_dir / "report.md")
+        patched.setattr(analysis_report, "write_report", lambda folder, *a, **k: folder.report_file)
         run_dir = _made_run(tmp_path, made_on)
     with OpenAIStub(_judge_reply) as theirs:
         config = json.loads((run_dir / "config.json").read_text())
@@ -139,7 +139,7 @@ def _planted(rows: list[dict], under: str) -> dict:
 def test_a_resumed_row_under_another_requests_key_is_set_aside(
     tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(analysis_report, "write_report", lambda run_dir, *a, **k: run_dir / "report.md")
+    monkeypatch.setattr(analysis_report, "write_report", lambda folder, *a, **k: folder.report_file)
     with OpenAIStub(_answer) as stub:
         run_dir = _made_run(tmp_path, stub)
         rows = sorted(_rows(run_dir), key=lambda r: r["variant"])
@@ -163,7 +163,7 @@ def test_a_resumed_row_under_another_requests_key_is_set_aside(
 
 def test_a_resumed_row_whose_key_matches_is_reused(tmp_path: Path, run_cli, monkeypatch) -> None:
     """The honest case: a row's reply is reused under its recomputed key (no call, nothing set aside)."""
-    monkeypatch.setattr(analysis_report, "write_report", lambda run_dir, *a, **k: run_dir / "report.md")
+    monkeypatch.setattr(analysis_report, "write_report", lambda folder, *a, **k: folder.report_file)
     with OpenAIStub(_answer) as stub:
         run_dir = _made_run(tmp_path, stub)
         (run_dir / "summary.json").unlink()
@@ -180,7 +180,7 @@ def test_every_run_records_its_version_and_prompt_digest(tmp_path: Path, monkeyp
     import isodyn
     from isodyn.prompts import prompt_digest
 
-    monkeypatch.setattr(analysis_report, "write_report", lambda run_dir, *a, **k: run_dir / "report.md")
+    monkeypatch.setattr(analysis_report, "write_report", lambda folder, *a, **k: folder.report_file)
     with OpenAIStub(_answer) as stub:
         run_dir = _made_run(tmp_path, stub)
     config = json.loads((run_dir / "config.json").read_text())

@@ -18,6 +18,7 @@ from isodyn.analysis.markdown import markdown_table
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.plot_parts import label
 from isodyn.analysis.run_report import UnsafeOutputError, build_report, render_markdown, write_report
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import CellResult
 from isodyn.textsafe import block_text, code_block, code_span, fence, markdown_text, terminal_text
 from user_cli import exp
@@ -178,7 +179,7 @@ def test_lone_surrogate_does_not_stop_the_report(tmp_path) -> None:
     results = [CellResult.from_row(r) for r in hostile_rows(reply="x\ud800y")]
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    path = write_report(run_dir, results, FAST)
+    path = write_report(RunFolder(run_dir), results, FAST)
     assert "x<U+D800>y" in path.read_text(encoding="utf-8")
     assert "x&lt;U+D800&gt;y" in (run_dir / "report.html").read_text(encoding="utf-8")
 
@@ -191,7 +192,7 @@ def test_links_inside_the_run_folder_are_replaced_not_followed(tmp_path) -> None
     precious.write_text("results")
     (run_dir / "report.md").symlink_to("results.keep")
     (run_dir / "figures" / "rr.png").symlink_to("../results.keep")
-    write_report(run_dir, results, FAST)
+    write_report(RunFolder(run_dir), results, FAST)
     assert precious.read_text() == "results"
     assert not (run_dir / "report.md").is_symlink() and not (run_dir / "figures" / "rr.png").is_symlink()
     assert not [p for p in run_dir.rglob("*.tmp")]
@@ -205,12 +206,12 @@ def test_figures_as_a_link_is_refused_before_anything_is_written(tmp_path) -> No
     run_dir.mkdir()
     (run_dir / "figures").symlink_to(outside)
     with pytest.raises(UnsafeOutputError, match="symbolic link"):
-        write_report(run_dir, results, FAST)
+        write_report(RunFolder(run_dir), results, FAST)
     (run_dir / "figures").unlink()
     (run_dir / "figures").mkdir()
     (run_dir / "figures" / "rr.png").symlink_to(outside / "rr.png")
     with pytest.raises(UnsafeOutputError, match="leads outside"):
-        write_report(run_dir, results, FAST)
+        write_report(RunFolder(run_dir), results, FAST)
     assert not list(outside.iterdir()) and not (run_dir / "report.md").exists()
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from isodyn import cli
 from isodyn.runs.config import parse_overrides
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import DAMAGED_FILE, Call, CellResult, NewerRun, read_results, result_line
 from isodyn.runs.rundir import open_run_dir, run_folders, run_identity
 from isodyn.runs.runlock import RunLock
@@ -288,14 +289,14 @@ def test_only_a_folder_named_as_a_run_is_resumed(tmp_path: Path) -> None:
     names = (f"old-{identity}", f"zz-20240101-000000-{identity}", f"20240101-000000-{identity}-copy")
     backups = [write_run(tmp_path / name, cell(0)) for name in names]  # a user's copies, unfinished
     (tmp_path / f"20991231-235959-{identity}").write_text("a file, not a run")
-    assert run_folders(tmp_path, identity) == [own]
-    run_dir, done = open_run_dir(config)
-    assert run_dir not in (own, *backups) and done == []  # a new run; no backup was resumed into
+    assert run_folders(tmp_path, identity) == [RunFolder(own)]
+    folder, done = open_run_dir(config)
+    assert folder.path not in (own, *backups) and done == []  # a new run; no backup was resumed into
     assert all((b / "results.jsonl").read_bytes() == (own / "results.jsonl").read_bytes() for b in backups)
     clash = tmp_path / f"20240101-000000x-{identity}"  # the name a clash within one second gives
     write_run(clash, cell(0))
-    shutil.rmtree(run_dir)
-    assert open_run_dir(config) == (clash, read_results(clash).results)
+    shutil.rmtree(folder.path)
+    assert open_run_dir(config) == (RunFolder(clash), read_results(clash).results)
 
 
 def test_out_naming_a_file_is_one_line(tmp_path: Path, run_cli) -> None:

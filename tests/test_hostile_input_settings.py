@@ -231,12 +231,12 @@ def test_a_stalling_retry_after_is_capped_by_timeout(tmp_path: Path, header: str
                        f"cache_dir={tmp_path / 'cache'}"])  # fmt: skip
         waited = time.monotonic() - started
         assert len(stub.requests) == 2  # litellm retried nothing itself: the second is ours
-    (retry,) = [e for e in events(outcome.run_dir) if e["event"] == "retry"]
+    (retry,) = [e for e in events(outcome.folder.path) if e["event"] == "retry"]
     assert retry["reason"] == "error:rate_limit" and retry["wait_s"] <= 1.0
     assert outcome.summary["calls_made"] == 2 and outcome.rows[0]["reason"] == "ok"
     assert waited < 60
-    strict_json(outcome.run_dir / "summary.json")
-    strict_json(outcome.run_dir / "config.json")
+    strict_json(outcome.folder.summary_file)
+    strict_json(outcome.folder.config_file)
 
 
 # ---- what is retried ------------------------------------------------------------------------------------
@@ -294,5 +294,5 @@ def test_a_key_in_any_variable_is_redacted_from_everything_written(tmp_path, mon
     assert {p.name for p in written} >= {"log.jsonl", "results.jsonl", "config.json", "summary.json"}
     for path in written:
         assert CRED.encode() not in path.read_bytes(), path
-    text = (outcome.run_dir / "results.jsonl").read_text()
+    text = outcome.folder.results_file.read_text()
     assert "you sent Bearer [REDACTED]" in text and "invalid key Bearer [REDACTED]" in text

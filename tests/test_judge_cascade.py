@@ -112,7 +112,7 @@ def test_only_replies_the_rules_cannot_read_go_to_the_judge_and_a_rerun_costs_no
     assert (rows[LABEL_ONLY]["ambiguity"], rows[LABEL_ONLY]["correct"]) == ("none found", False)
     assert (rows[CUT_OFF]["reason"], rows[CUT_OFF]["correct"]) == ("truncated", False)
     assert first.summary["judged"] == 2 and first.summary["decided_by_judge"] == 1
-    config = json.loads((first.run_dir / "config.json").read_text())
+    config = json.loads(first.folder.config_file.read_text())
     assert config["judge"] == "openai/stub-judge"  # recorded with the run's other settings
 
 

@@ -438,7 +438,7 @@ def test_every_path_of_a_rerun_writes_the_first_runs_results_byte_for_byte(
             "seeds=isobench_parity,isobench_connectivity",
         ]
         first = run(words)
-        live = results_lines(first.run_dir)
+        live = results_lines(first.folder.path)
         assert first.summary["calls_made"] == len(stub.requests) > 0
         assert any(b'"modality":"image"' in line for line in live)
         assert run(words).summary["calls_made"] == 0

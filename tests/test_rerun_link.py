@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.rundir import own_results
 from isodyn.testing import OpenAIStub
 
@@ -23,7 +24,7 @@ def test_identical_reruns_share_one_results_file_and_never_write_through_it(tmp_
     assert first_rerun.stat().st_nlink == 2
 
     rows = first_rerun.read_bytes()
-    own_results(second_rerun.parent)  # what a run does before it appends
+    own_results(RunFolder(second_rerun.parent))  # what a run does before it appends
     with second_rerun.open("ab") as out:
         out.write(b"{}\n")
     assert first_rerun.read_bytes() == rows and first_rerun.stat().st_nlink == 1

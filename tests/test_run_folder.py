@@ -59,7 +59,7 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunFolder, Pat
             "modalities=latex,code", f"out={tmp / 'runs'}", f"cache_dir={tmp / 'cache'}", "quiet=1",
         ]  # fmt: skip
         done = run_experiment(RunRequest(parse_overrides(words)))
-    return RunFolder(done.run_dir), tmp / "cache"
+    return done.folder, tmp / "cache"
 
 
 def test_a_finished_run_reads_as_its_types(run_folder: tuple[RunFolder, Path]) -> None:

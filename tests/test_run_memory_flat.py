@@ -55,7 +55,7 @@ def test_a_live_run_holds_neither_its_rows_nor_a_task_per_cell(tmp_path: Path) -
     # the summary's counts come from the tally, and agree with the rows on disk
     gc.collect()
     assert _cell_results_alive() == 0  # nothing kept once the run is over, until asked for
-    lines = [json.loads(line) for line in (outcome.run_dir / "results.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in outcome.folder.results_file.read_text().splitlines()]
     assert outcome.summary["correct"] == sum(bool(row["correct"]) for row in lines)
     assert outcome.summary["graded"] == sum(row["reason"] == "ok" for row in lines)
     assert [result.to_row()["variant"] for result in outcome.results] == [row["variant"] for row in lines]

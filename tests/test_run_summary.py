@@ -256,7 +256,7 @@ def _priced(request: dict) -> ScriptedReply:
 
 
 def _run(words: list[str]) -> Path:
-    return run_experiment(RunRequest.from_words(words)).run_dir
+    return run_experiment(RunRequest.from_words(words)).folder.path
 
 
 @pytest.fixture(scope="module")
@@ -285,20 +285,22 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tupl
             fresh = _run([f"out={root / 'fresh'}", *words, "modalities=latex"])
             keep("run_fresh", fresh)
             keep("run_cached", _run([f"out={root / 'again'}", *words, "modalities=latex"]))
-            rescored = rescore_run(RescoreRequest.from_words(fresh, ["grader=mmmath"]))
-            keep("rescore_plain", rescored.out_dir)
+            rescored = rescore_run(RescoreRequest.from_words(RunFolder(fresh), ["grader=mmmath"]))
+            keep("rescore_plain", rescored.folder.path)
             sharded = [f"out={root / 'shards'}", *words[1:], "modalities=latex,code"]
             shards = [_run([*sharded, f"cache_dir={root / f'c{i}'}", f"shard={i}/3"]) for i in (1, 2, 3)]
-            keep("merge_whole", merge_runs(MergeRequest((*shards,), root / "merged", root / "m")).run_dir)
-            part = merge_runs(MergeRequest((shards[0], shards[2]), root / "merged2", root / "m2"))
-            keep("merge_missing", part.run_dir)
+            folders = [RunFolder(shard) for shard in shards]
+            whole = merge_runs(MergeRequest((*folders,), root / "merged", root / "m"))
+            keep("merge_whole", whole.folder.path)
+            part = merge_runs(MergeRequest((folders[0], folders[2]), root / "merged2", root / "m2"))
+            keep("merge_missing", part.folder.path)
         with OpenAIStub(answer_a) as stub:
             run_dir, _ = write_judge_run(root / "judge")
             judge = ["judge=openai/judge", f"api_base={stub.base_url}"]
-            keep(
-                "rescore_audit", rescore_run(RescoreRequest.from_words(run_dir, [*judge, "audit=3"])).out_dir
-            )
-            keep("rescore_judge", rescore_run(RescoreRequest.from_words(run_dir, judge)).out_dir)
+            audited = rescore_run(RescoreRequest.from_words(RunFolder(run_dir), [*judge, "audit=3"]))
+            keep("rescore_audit", audited.folder.path)
+            judged = rescore_run(RescoreRequest.from_words(RunFolder(run_dir), judge))
+            keep("rescore_judge", judged.folder.path)
     yield found
 
 

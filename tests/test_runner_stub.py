@@ -72,7 +72,7 @@ def test_image_arrives_as_data_uri_and_rerun_makes_zero_calls(words) -> None:
     assert all(r["cache_hit"] for r in second.rows)
     # the scripted answer "A" is right exactly where the truth is A
     assert all(r["correct"] == (r["truth"] == "A") for r in first.rows)
-    summary = json.loads((second.run_dir / "summary.json").read_text())
+    summary = json.loads(second.folder.summary_file.read_text())
     assert {"cells", "calls_made", "cache_hits", "cost_usd", "skipped", "errors"} <= summary.keys()
 
 
@@ -101,7 +101,7 @@ def test_server_errors_are_recorded_per_cell_not_cached(words) -> None:
 def test_results_are_appended_as_cells_finish(words) -> None:
     with OpenAIStub() as stub:
         outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}", "modalities=latex"])
-    lines = (outcome.run_dir / "results.jsonl").read_text().splitlines()
+    lines = outcome.folder.results_file.read_text().splitlines()
     assert len(lines) == outcome.summary["cells"] == 3
     assert {json.loads(line)["variant"] for line in lines} == {0, 1, 2}
 

@@ -236,7 +236,7 @@ def made(tmp_path_factory: pytest.TempPathFactory):
         words = (f"api_base={stub.base_url}", "quiet=1")
 
         def run(*more: str) -> Path:
-            return run_experiment(RunRequest.from_words([*words, *more], study)).run_dir
+            return run_experiment(RunRequest.from_words([*words, *more], study)).folder.path
 
         with pytest.MonkeyPatch.context() as reports:
             _no_reports(reports)

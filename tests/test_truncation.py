@@ -21,7 +21,6 @@ from isodyn.models.local import CONTEXT_TOKENS
 from isodyn.models.requests import DEFAULT_MAX_TOKENS, Reply
 from isodyn.runs.config import ExperimentConfig, parse_overrides
 from isodyn.runs.record import Status
-from isodyn.runs.results import read_results
 from isodyn.runs.rundir import new_run_dir
 from isodyn.scoring import GRADERS, Tolerance
 from isodyn.scoring.extract import TRUNCATED
@@ -105,7 +104,7 @@ def test_the_cache_brings_the_finish_reason_back(words, tmp_path) -> None:
 def test_every_grader_grades_a_truncated_reply_truncated_again(words) -> None:
     with OpenAIStub(planted) as stub:
         first = run([*words, f"api_base={stub.base_url}"])
-    results = read_results(first.run_dir).results
+    results = first.folder.results().results
     for grader in GRADERS:
         regraded = {r.variant: r for r in rescore(results, Tolerance(), grader)}
         verdict = regraded[CUT].verdict

@@ -18,6 +18,7 @@ from isodyn.analysis.grading import grader_sensitivity
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.run_report import write_report
 from isodyn.analysis.sections import SECTIONS
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import CellResult, read_results
 from isodyn.runs.verdict_book import VERDICTS_FILE, VerdictBook, graded_afresh, reply_digest
 from isodyn.scoring import GRADERS
@@ -76,20 +77,20 @@ def test_a_second_report_reads_every_verdict_and_writes_the_same_bytes(
 ) -> None:
     run_dir = write_run(tmp_path / "kept" / "run")
     results = results_of(run_dir)
-    write_report(run_dir, results, QUICK)
+    write_report(RunFolder(run_dir), results, QUICK)
     first = (run_dir / "report.md").read_bytes()
     asked = len({reply_digest(r.response or "", r.finish_reason, r.asked) for r in results})
     assert grading_count[0] == len(GRADERS) * asked  # each distinct reply to a question once per grader
     assert (run_dir / VERDICTS_FILE).is_file()
 
     grading_count[0] = 0
-    write_report(run_dir, results_of(run_dir), QUICK)
+    write_report(RunFolder(run_dir), results_of(run_dir), QUICK)
     assert grading_count[0] == 0
     assert (run_dir / "report.md").read_bytes() == first
 
     # the same run in a folder of the same name with no kept verdicts: graded afresh, same bytes
     fresh = write_run(tmp_path / "afresh" / "run")
-    write_report(fresh, results_of(fresh), QUICK)
+    write_report(RunFolder(fresh), results_of(fresh), QUICK)
     assert (fresh / "report.md").read_bytes() == first
     assert (fresh / "report.html").read_bytes() == (run_dir / "report.html").read_bytes()
 
@@ -114,7 +115,7 @@ def _planted(run_dir: Path, change) -> None:
 def test_a_kept_verdict_is_read_only_when_its_grader_version_is_the_current_one(tmp_path: Path) -> None:
     run_dir = write_run(tmp_path / "run")
     results = results_of(run_dir)
-    write_report(run_dir, results, QUICK)
+    write_report(RunFolder(run_dir), results, QUICK)
     afresh = grader_sensitivity(results)
 
     def all_right(line):
@@ -133,7 +134,7 @@ def test_a_kept_verdict_is_read_only_when_its_grader_version_is_the_current_one(
 def test_lines_that_do_not_read_as_verdicts_are_graded_again(tmp_path: Path) -> None:
     run_dir = write_run(tmp_path / "run")
     results = results_of(run_dir)
-    write_report(run_dir, results, QUICK)
+    write_report(RunFolder(run_dir), results, QUICK)
     good = (run_dir / VERDICTS_FILE).read_text().splitlines()
     damaged = [
         "not json", "[1, 2]", json.dumps({"key": 3}), good[0][: len(good[0]) // 2],
@@ -153,7 +154,7 @@ def test_a_verdicts_file_that_is_a_link_is_neither_read_nor_written_through(tmp_
     elsewhere.write_text("someone else's file\n")
     (run_dir / VERDICTS_FILE).symlink_to(elsewhere)
     assert not VerdictBook.read(run_dir / VERDICTS_FILE).known
-    write_report(run_dir, results_of(run_dir), QUICK)
+    write_report(RunFolder(run_dir), results_of(run_dir), QUICK)
     assert elsewhere.read_text() == "someone else's file\n"
     assert not (run_dir / VERDICTS_FILE).is_symlink()
     assert VerdictBook.read(run_dir / VERDICTS_FILE).known
@@ -162,7 +163,7 @@ def test_a_verdicts_file_that_is_a_link_is_neither_read_nor_written_through(tmp_
 def test_a_report_in_a_folder_it_cannot_write_the_verdicts_into_still_comes_out(tmp_path: Path) -> None:
     run_dir = write_run(tmp_path / "run")
     (run_dir / VERDICTS_FILE).mkdir()  # something in the way: not a file
-    path = write_report(run_dir, results_of(run_dir), QUICK)
+    path = write_report(RunFolder(run_dir), results_of(run_dir), QUICK)
     assert "Grader sensitivity" in path.read_text()
 
 
@@ -197,12 +198,12 @@ def test_a_change_to_the_grading_code_gives_another_version(tmp_path: Path) -> N
 def test_a_report_tells_its_progress_of_each_section_and_of_the_replies_it_grades(tmp_path: Path) -> None:
     run_dir = write_run(tmp_path / "run")
     told: list[tuple[str, int, int]] = []
-    write_report(run_dir, results_of(run_dir), QUICK, progress=lambda *step: told.append(step))
+    write_report(RunFolder(run_dir), results_of(run_dir), QUICK, progress=lambda *step: told.append(step))
     whats = [what for what, _, _ in told]
     assert {f"grading replies by {name}" for name in GRADERS} <= set(whats)
     assert [what for what in whats if what.startswith("section")] == [f"section {n}" for n in SECTIONS]
     told.clear()
-    write_report(run_dir, results_of(run_dir), QUICK, progress=lambda *step: told.append(step))
+    write_report(RunFolder(run_dir), results_of(run_dir), QUICK, progress=lambda *step: told.append(step))
     assert not [what for what, _, _ in told if what.startswith("grading")]  # all kept: none graded
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import view_runs as vr
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.marks import Mark, append_mark, read_marks
 from isodyn.runs.record import Cell
 from isodyn.runs.safe import UnsafeFile
@@ -44,7 +45,7 @@ def digest_of(path: Path) -> str:
 
 # --- the index ------------------------------------------------------------------------------------
 def test_filters_count_what_the_run_holds(run_dir: Path) -> None:
-    index, note = load_index(run_dir)
+    index, note = load_index(RunFolder(run_dir))
     assert note is None and index.size == CELLS == 72
     expected_wrong = sum(vr.verdict_of(k) == "wrong" for k in vr.all_keys())
     assert index.query(Filters(verdict="wrong"))[0] == expected_wrong == 14
@@ -59,7 +60,7 @@ def test_filters_count_what_the_run_holds(run_dir: Path) -> None:
 
 
 def test_sorting_by_seed_is_natural_and_by_failures_puts_the_worst_first(run_dir: Path) -> None:
-    index, _ = load_index(run_dir)
+    index, _ = load_index(RunFolder(run_dir))
     _, ids = index.query(Filters(), "seed", 0, CELLS)
     seeds = [index.summary(int(i)).cell.seed_id for i in ids]
     assert seeds == ["s1"] * 24 + ["s2"] * 24 + ["s10"] * 24
@@ -76,8 +77,9 @@ def test_sorting_by_seed_is_natural_and_by_failures_puts_the_worst_first(run_dir
 
 
 def test_the_index_is_cached_and_rebuilt_when_results_change(run_dir: Path, monkeypatch) -> None:
-    load_index(run_dir)
-    assert index_path(run_dir).is_file() and index_path(run_dir).parent.name == "view-index"
+    load_index(RunFolder(run_dir))
+    cached = index_path(RunFolder(run_dir))
+    assert cached.is_file() and cached.parent.name == "view-index"
     assert list(run_dir.glob(".*")) == []  # nothing derived is written into the run folder
 
     def no_build(results: Path) -> CellIndex:
@@ -85,23 +87,23 @@ def test_the_index_is_cached_and_rebuilt_when_results_change(run_dir: Path, monk
 
     with monkeypatch.context() as patched:  # undoing only this: conftest isolates the cache folder
         patched.setattr(CellIndex, "build", staticmethod(no_build))
-        assert load_index(run_dir)[0].size == CELLS
+        assert load_index(RunFolder(run_dir))[0].size == CELLS
     with (run_dir / "results.jsonl").open("ab") as out:  # a run still appending: and a damaged line
         out.write(b'{"model": "m-a", "cut short\n')
-    index, _ = load_index(run_dir)
+    index, _ = load_index(RunFolder(run_dir))
     assert index.size == CELLS and index.seen.damaged == 1
 
 
 def test_a_damaged_or_linked_cache_is_never_trusted(run_dir: Path, tmp_path: Path) -> None:
-    cache = index_path(run_dir)
+    cache = index_path(RunFolder(run_dir))
     cache.parent.mkdir(parents=True)
     cache.write_text('{"version": 2, "results_sha256": "0"}')
-    assert load_index(run_dir)[0].size == CELLS
+    assert load_index(RunFolder(run_dir))[0].size == CELLS
     outside = tmp_path / "elsewhere.txt"
     outside.write_text("keep me")
     cache.unlink()
     cache.symlink_to(outside)
-    index, _ = load_index(run_dir)
+    index, _ = load_index(RunFolder(run_dir))
     assert index.size == CELLS
     assert outside.read_text() == "keep me"  # the link was not written through
 
@@ -115,13 +117,13 @@ def test_a_planted_index_stamped_with_the_results_keys_is_not_served(run_dir: Pa
     rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     lines = [json.dumps({**row, "correct": row["correct"] is not None or None}) for row in rows]
     (forged / "results.jsonl").write_text("\n".join(lines) + "\n")
-    Viewer(forged)  # builds and caches the forged run's index
-    planted = json.loads(index_path(forged).read_bytes())
+    Viewer(RunFolder(forged))  # builds and caches the forged run's index
+    planted = json.loads(index_path(RunFolder(forged)).read_bytes())
     results = (run_dir / "results.jsonl").stat()
     planted |= {"size": results.st_size, "mtime_ns": results.st_mtime_ns,
                 "results_sha256": digest_of(run_dir / "results.jsonl")}  # fmt: skip
     (run_dir / ".view-index.json").write_text(json.dumps(planted))
-    viewer = Viewer(run_dir)
+    viewer = Viewer(RunFolder(run_dir))
     wrong = sum(vr.verdict_of(k) == "wrong" for k in vr.all_keys())
     assert viewer.cells({"verdict": "wrong"})["total"] == wrong == 14
     assert viewer.cells({"verdict": "right"})["total"] == CELLS - wrong - 1  # one is not graded
@@ -133,16 +135,16 @@ def test_an_unwritable_folder_keeps_the_index_in_memory(run_dir: Path, monkeypat
         raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(index_module, "write_atomic", refuse)
-    index, note = load_index(run_dir)
+    index, note = load_index(RunFolder(run_dir))
     assert index.size == CELLS and note is not None and "memory" in note
-    assert not index_path(run_dir).exists()
+    assert not index_path(RunFolder(run_dir)).exists()
 
 
 def test_damaged_and_duplicate_lines_are_skipped_and_counted(run_dir: Path) -> None:
     lines = (run_dir / "results.jsonl").read_bytes().splitlines(keepends=True)
     rewritten = [lines[0], b"not json\n", *lines[1:], lines[5], b'{"model": 3}\n']
     (run_dir / "results.jsonl").write_bytes(b"".join(rewritten))
-    index, _ = load_index(run_dir)
+    index, _ = load_index(RunFolder(run_dir))
     assert (index.size, index.seen.damaged, index.seen.duplicates) == (CELLS, 2, 1)
 
 
@@ -180,7 +182,7 @@ def test_the_fast_path_agrees_with_the_full_reader(run_dir: Path) -> None:
 
 # --- a cell ---------------------------------------------------------------------------------------
 def test_a_cell_shows_its_reply_span_truth_and_other_representations(run_dir: Path) -> None:
-    viewer = Viewer(run_dir)
+    viewer = Viewer(RunFolder(run_dir))
     index = viewer.holder.current()
     hostile = viewer.cell(index.find((*vr.HOSTILE, 0)))
     assert hostile.reply == vr.HOSTILE_REPLY and hostile.truth == "5"
@@ -198,7 +200,7 @@ def test_a_cell_shows_its_reply_span_truth_and_other_representations(run_dir: Pa
 
 
 def test_spans_are_sent_in_javascript_units(run_dir: Path) -> None:
-    viewer = Viewer(run_dir)
+    viewer = Viewer(RunFolder(run_dir))
     cell = viewer.cell(viewer.holder.current().find((*vr.EMOJI, 0)))
     units = cell.reply.encode("utf-16-le")
     start, end = cell.span
@@ -243,7 +245,7 @@ def test_export_writes_marks_as_corpus_lines(run_dir: Path, tmp_path: Path) -> N
     append_mark(run_dir, Mark(Cell.of((*vr.AMBIGUOUS, 0)), verdict_right=False, reading="none"))
     append_mark(run_dir, Mark(Cell.of((*vr.DISAGREE, 0)), verdict_right=False))  # no reading: left out
     append_mark(run_dir, Mark(Cell.of(("ghost", "zs", "latex", "s1", 0, 0)), verdict_right=True))
-    done = export_marks(run_dir, tmp_path / "labelled.jsonl")
+    done = export_marks(RunFolder(run_dir), tmp_path / "labelled.jsonl")
     rows = [json.loads(x) for x in (tmp_path / "labelled.jsonl").read_text().splitlines()]
     assert done.written == 2 == len(rows) and sum(done.skipped.values()) == 2
     sys.path.insert(0, str(Path(__file__).parent))
@@ -296,7 +298,7 @@ class FakeImages:
 
 @pytest.fixture
 def server(run_dir: Path) -> Iterator[ViewerServer]:
-    running = ViewerServer(Viewer(run_dir, images=FakeImages), 0)
+    running = ViewerServer(Viewer(RunFolder(run_dir), images=FakeImages), 0)
     thread = threading.Thread(target=running.serve_forever, daemon=True)
     thread.start()
     yield running
@@ -332,18 +334,18 @@ def test_the_server_refuses_other_hosts_paths_and_origins(server: ViewerServer, 
     assert ask(server, "/api/meta", headers={"Host": "evil.example:80"})[0] == 421
     for path in ("/static/../../cli.py", "/static/%2e%2e/cli.py", "/static/", "/etc/passwd"):
         assert ask(server, path)[0] == 404, path
-    cell = Viewer(run_dir).holder.current().find((*vr.AMBIGUOUS, 0))
+    cell = Viewer(RunFolder(run_dir)).holder.current().find((*vr.AMBIGUOUS, 0))
     mark = json.dumps({"cell": cell, "verdict_right": True}).encode()
     assert ask(server, "/api/mark", "POST", mark, {"Content-Type": "text/plain"})[0] == 415
     evil = {"Content-Type": "application/json", "Origin": "http://evil.example"}
     assert ask(server, "/api/mark", "POST", mark, evil)[0] == 403
     assert not (run_dir / "marks.jsonl").exists()
     with pytest.raises(Exception, match=r"127\.0\.0\.1 only"):
-        ViewerServer(Viewer(run_dir), 0, host="0.0.0.0")
+        ViewerServer(Viewer(RunFolder(run_dir)), 0, host="0.0.0.0")
 
 
 def test_a_mark_posted_is_saved_beside_the_run(server: ViewerServer, run_dir: Path) -> None:
-    cell = Viewer(run_dir).holder.current().find((*vr.AMBIGUOUS, 0))
+    cell = Viewer(RunFolder(run_dir)).holder.current().find((*vr.AMBIGUOUS, 0))
     own = {"Content-Type": "application/json", "Origin": f"http://127.0.0.1:{server.server_address[1]}"}
     body = json.dumps({"cell": cell, "verdict_right": False, "reading": "wrong", "note": "n"}).encode()
     assert ask(server, "/api/mark", "POST", body, own)[0] == 400  # the grader also read "wrong"
@@ -365,7 +367,7 @@ def test_a_hard_linked_marks_file_is_not_written_through(
     earlier = Mark(Cell.of((*vr.DISAGREE, 0)), verdict_right=True)
     outside.write_bytes(earlier.line())
     os.link(outside, run_dir / "marks.jsonl")  # a hard link: another name for the outside file
-    cell = Viewer(run_dir).holder.current().find((*vr.AMBIGUOUS, 0))
+    cell = Viewer(RunFolder(run_dir)).holder.current().find((*vr.AMBIGUOUS, 0))
     own = {"Content-Type": "application/json", "Origin": f"http://127.0.0.1:{server.server_address[1]}"}
     body = json.dumps({"cell": cell, "verdict_right": False, "reading": "none"}).encode()
     assert ask(server, "/api/mark", "POST", body, own)[0] == 200
@@ -377,7 +379,8 @@ def test_a_hard_linked_marks_file_is_not_written_through(
 @pytest.fixture
 def impatient(run_dir: Path) -> Iterator[ViewerServer]:
     """A server that closes a connection idle for 0.3 s and holds at most 4 at once."""
-    running = ViewerServer(Viewer(run_dir, images=FakeImages), 0, idle_timeout_s=0.3, max_connections=4)
+    viewer = Viewer(RunFolder(run_dir), images=FakeImages)
+    running = ViewerServer(viewer, 0, idle_timeout_s=0.3, max_connections=4)
     thread = threading.Thread(target=running.serve_forever, daemon=True)
     thread.start()
     yield running
@@ -436,7 +439,7 @@ def test_images_are_served_by_digest(server: ViewerServer) -> None:
 
 
 def test_a_hostile_reply_is_sent_as_data(server: ViewerServer, run_dir: Path) -> None:
-    cell = Viewer(run_dir).holder.current().find((*vr.HOSTILE, 0))
+    cell = Viewer(RunFolder(run_dir)).holder.current().find((*vr.HOSTILE, 0))
     status, headers, data = ask(server, f"/api/cell/{cell}")
     assert status == 200 and headers["Content-Type"] == "application/json"
     assert json.loads(data)["reply"] == vr.HOSTILE_REPLY
@@ -508,7 +511,7 @@ def test_a_real_runs_image_is_served_from_its_render_cache(run_cli, tmp_path: Pa
         for part in message["content"]
         if part.get("type") == "image_url"
     ]
-    running = ViewerServer(Viewer(run), 0)
+    running = ViewerServer(Viewer(RunFolder(run)), 0)
     threading.Thread(target=running.serve_forever, daemon=True).start()
     try:
         for digest in digests:

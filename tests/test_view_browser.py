@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import view_runs as vr
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.marks import read_marks
 from isodyn.view.server import Viewer, ViewerServer
 
@@ -51,7 +52,7 @@ def browser() -> Iterator[object]:
 @pytest.fixture
 def viewer(tmp_path: Path) -> Iterator[tuple[str, Path, Viewer]]:
     run_dir = vr.write_run(tmp_path)
-    state = Viewer(run_dir, images=FakeImages)
+    state = Viewer(RunFolder(run_dir), images=FakeImages)
     server = ViewerServer(state, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -98,7 +98,7 @@ def reference(workdir: Path) -> dict[str, Any]:
             plan = plan_experiment(parse_overrides(words))
             outcome = asyncio.run(execute(plan, new_run_dir(plan.config)))
             out[name] = _summary(outcome.rows)
-            out[name]["run_dir"] = str(outcome.run_dir.relative_to(workdir))
+            out[name]["run_dir"] = str(outcome.folder.path.relative_to(workdir))
     return out
 
 
