@@ -274,7 +274,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tupl
         for name in NO_KEYS:
             patch.delenv(name, raising=False)
         for module in (analysis_report, merge_command, rescore_command):  # reports cost seconds each
-            patch.setattr(module, "write_report", lambda run_dir, results: run_dir / "report.md")
+            patch.setattr(module, "write_report", lambda folder, results: folder.report_file)
         with OpenAIStub(_priced) as stub:
             words = [f"cache_dir={root / 'c'}", "models=gpt-4o", f"api_base={stub.base_url}",
                      "seeds=isobench_parity", "variants=12", "max_tokens=16", "concurrency=1",

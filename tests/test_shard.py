@@ -31,6 +31,7 @@ from isodyn.experiments.shard import assign_shards, cell_digest, cell_digests, s
 from isodyn.prompts import prompt_digest
 from isodyn.runs.calls import Call
 from isodyn.runs.config import parse_overrides
+from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import Cell, CellResult
 from isodyn.runs.results import read_results
 from isodyn.runs.saved_config import saved_config
@@ -252,8 +253,8 @@ def _no_reports(patch: pytest.MonkeyPatch) -> None:
     """Reports cost seconds each; the merged run's own is checked in the first merge test."""
     import isodyn.commands.merge as merge_command
 
-    def skipped(run_dir: Path, results: object) -> Path:
-        return run_dir / "report.md"
+    def skipped(folder: RunFolder, results: object) -> Path:
+        return folder.report_file
 
     patch.setattr(analysis_report, "write_report", skipped)
     patch.setattr(merge_command, "write_report", skipped)

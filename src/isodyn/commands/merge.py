@@ -163,7 +163,7 @@ def _write_run(
         write_atomic(folder.study_file, read_study(study).encode("utf-8"))
     replies = store_replies(results, config)
     summary = _summary(shards, results, replies)
-    folder.write_summary(summary)
+    write_atomic(folder.summary_file, summary.to_text().encode())
     write_report(folder, results)
     return replies, summary
 
