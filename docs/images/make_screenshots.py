@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.commands.view import ViewRequest, start_viewer
+from isodyn.runs.folder import RunFolder
 from isodyn.testing import OpenAIStub, ScriptedReply
 from isodyn.testing.scripts import oracle_from_items
 
@@ -75,7 +76,7 @@ def main() -> None:
         (run_dir,) = runs.iterdir()
         exp("report", str(run_dir))
         screenshot((run_dir / "report.html").as_uri(), HERE / "report-first-screen.png", root / "profile")
-        server = start_viewer(ViewRequest(run_dir, port=0))
+        server = start_viewer(ViewRequest(RunFolder(run_dir), port=0))
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             base = server.url.rstrip("/")
