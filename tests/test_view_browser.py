@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -118,8 +119,8 @@ def test_a_cell_shows_its_truth_and_the_answer_read_highlighted(page, viewer) ->
     assert page.locator("img[src='x']").count() == 0 and page.locator("#main script").count() == 0
     # the other representation of the same variant: the image cell's picture, served by digest
     picture = page.locator(".rep .figure img")
-    picture.wait_for()
-    assert picture.evaluate("img => img.complete && img.naturalWidth") == 40
+    expect(picture).to_have_js_property("naturalWidth", 40)  # loaded: waited for, not read at once
+    assert picture.evaluate("img => img.complete") is True
     assert page.errors == []
 
 
@@ -174,4 +175,22 @@ def test_a_seed_page_and_two_arms_side_by_side(page, viewer) -> None:
     page.wait_for_selector("#compare .reply >> nth=1")
     titles = page.locator("#compare h1").all_text_contents()
     assert titles == ["m-b · cot · latex", "m-a · cot · latex"]
+    assert page.errors == []
+
+
+def test_a_slow_page_the_user_left_does_not_replace_the_one_they_went_to(page, viewer) -> None:
+    url, _, state = viewer
+    hostile = cell_id(state, vr.HOSTILE)
+    served = state.cell
+
+    def slowly(cell: int) -> object:
+        time.sleep(1.0)  # a cell that takes long to read: the user moves on meanwhile
+        return served(cell)
+
+    state.cell = slowly  # type: ignore[method-assign]
+    page.goto(f"{url}#/cell/{hostile}")
+    page.goto(f"{url}#/review")
+    expect(page.locator("#count")).to_have_text("4 verdicts to review")
+    page.wait_for_timeout(1500)  # the cell's reply has come back by now, and was dropped
+    assert page.locator("#count").count() == 1 and page.locator("#reply").count() == 0
     assert page.errors == []

@@ -37,7 +37,13 @@ function fail(message) {
   show(el("div", { class: "error-box", role: "alert" }, message));
 }
 
+// Each route takes the next number. A page's reply that arrives after the user moved on (a newer
+// route began) is dropped: its promise never settles, so a slow earlier page cannot replace the
+// page the user moved to. Writes (a mark) and the first page fetched at start are always kept.
+let routeNumber = 0;
+
 async function api(path, options) {
+  const asked = routeNumber;
   const response = await fetch(path, options);
   let body;
   try {
@@ -46,6 +52,8 @@ async function api(path, options) {
     throw new Error(`the viewer answered ${response.status} without JSON`);
   }
   if (!response.ok) throw new Error(body.error || `the viewer answered ${response.status}`);
+  const write = options && options.method && options.method !== "GET";
+  if (asked !== 0 && asked !== routeNumber && !write) return new Promise(() => {});
   return body;
 }
 
@@ -431,6 +439,7 @@ async function seedView(seed) {
 
 // --- routing --------------------------------------------------------------------------------------
 async function route() {
+  routeNumber += 1;
   const hash = location.hash || "#/cells";
   const [path, query] = hash.slice(1).split("?");
   const params = new URLSearchParams(query || "");
