@@ -339,10 +339,9 @@ class CellResult:
         `Call`s, tuples): what `result_line` writes."""
         return _FLAT(self)
 
-    def scores_json(self) -> JsonObject:
-        """Every score, when the verdict is not the only one or keeps a detail; else none (the verdict
-        columns say it all)."""
-        verdict = self.verdict
+    def scores_json(self, verdict: Score | None) -> JsonObject:
+        """Every score, when the verdict (`self.verdict`, passed in: it is read once per row) is not
+        the only one or keeps a detail; else none (the verdict columns say it all)."""
         if len(self.scores) <= 1 and (verdict is None or verdict.detail is None):
             return {}
         return {name: score_json(score) for name, score in self.scores.items()}
@@ -386,9 +385,9 @@ class CellResult:
 def flat_reader(columns: tuple[FlatColumn, ...] = COLUMNS) -> Callable[[CellResult], JsonObject]:
     """The function from a record to its columns, compiled from their sources: one dict display, as
     fast as one written by hand (it runs for every row a run writes)."""
-    display = ", ".join(f"{c.name!r}: record.{c.source}" for c in columns)
+    display = ", ".join(f"{c.name!r}: {c.source}" for c in columns)
     namespace: JsonObject = {}
-    exec(f"def flat(record):\n    return {{{display}}}", namespace)
+    exec(f"def flat(record):\n    verdict = record.verdict\n    return {{{display}}}", namespace)
     return namespace["flat"]  # type: ignore[no-any-return]
 
 

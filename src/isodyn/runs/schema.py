@@ -97,7 +97,7 @@ class FlatColumn:
     name: str
     json_type: Any
     default: Any
-    source: str  # where the record holds it: an expression on the record, `record.<source>`
+    source: str  # where the record holds it: an expression of `record` and its decided score `verdict`
 
 
 def _column(name: str, json_type: Any, default: Any, source: str) -> FlatColumn:
@@ -108,45 +108,45 @@ def _column(name: str, json_type: Any, default: Any, source: str) -> FlatColumn:
 # `ROW_FIELDS`, `CellResult.flat` and the defaults `CellResult.from_row` reads come from this list,
 # and `Column` and the viewer's byte-level reader (`view.scan`) are checked against it.
 COLUMNS: tuple[FlatColumn, ...] = (
-    _column("model", str, _REQUIRED, "cell.model"),
-    _column("strategy", str, _REQUIRED, "cell.strategy"),
-    _column("modality", str, _REQUIRED, "cell.modality.value"),
-    _column("seed_id", str, _REQUIRED, "cell.seed_id"),
-    _column("variant", int, _REQUIRED, "cell.variant"),
-    _column("repeat", int, 0, "cell.repeat"),
-    _column("topic", str, "", "labels.topic"),
-    _column("level", str, "", "labels.level"),
-    _column("answer_type", str, AnswerType.TEXT.value, "asked.answer_type.value"),
-    _column("question", str, "", "asked.text"),
+    _column("model", str, _REQUIRED, "record.cell.model"),
+    _column("strategy", str, _REQUIRED, "record.cell.strategy"),
+    _column("modality", str, _REQUIRED, "record.cell.modality.value"),
+    _column("seed_id", str, _REQUIRED, "record.cell.seed_id"),
+    _column("variant", int, _REQUIRED, "record.cell.variant"),
+    _column("repeat", int, 0, "record.cell.repeat"),
+    _column("topic", str, "", "record.labels.topic"),
+    _column("level", str, "", "record.labels.level"),
+    _column("answer_type", str, AnswerType.TEXT.value, "record.asked.answer_type.value"),
+    _column("question", str, "", "record.asked.text"),
     # in the order shown (a permuting strategy records its order in notes)
-    _column("choices", tuple[str, ...], (), "asked.choices"),
-    _column("truth", str, "", "asked.truth"),
-    _column("percent_question", bool, False, "asked.percent_question"),
-    _column("abs_tol", float, Tolerance().absolute, "asked.tolerance.absolute"),
-    _column("rel_tol", float, Tolerance().relative, "asked.tolerance.relative"),
-    _column("solution", str, "", "asked.solution"),
-    _column("variation_types", tuple[str, ...], (), "labels.variation_types"),
+    _column("choices", tuple[str, ...], (), "record.asked.choices"),
+    _column("truth", str, "", "record.asked.truth"),
+    _column("percent_question", bool, False, "record.asked.percent_question"),
+    _column("abs_tol", float, Tolerance().absolute, "record.asked.tolerance.absolute"),
+    _column("rel_tol", float, Tolerance().relative, "record.asked.tolerance.relative"),
+    _column("solution", str, "", "record.asked.solution"),
+    _column("variation_types", tuple[str, ...], (), "record.labels.variation_types"),
     # ok, extraction_failed, truncated (graded), skipped: why, error:kind
-    _column("reason", str, "ok", "outcome.reason"),
-    _column("correct", bool | None, None, "correct"),
-    _column("extracted", str | None, None, "extracted"),
-    _column("method", str | None, None, "method"),
-    _column("ambiguity", str | None, None, "ambiguity"),
-    _column("grader", str | None, None, "decided_by"),  # the score the verdict columns hold
-    _column("response", str | None, None, "response"),
+    _column("reason", str, "ok", "record.outcome.reason"),
+    _column("correct", bool | None, None, "verdict.correct if verdict else None"),
+    _column("extracted", str | None, None, "verdict.extracted if verdict else None"),
+    _column("method", str | None, None, "verdict.method if verdict else None"),
+    _column("ambiguity", str | None, None, "verdict.ambiguity if verdict else None"),
+    _column("grader", str | None, None, "record.decided_by"),  # the score the verdict columns hold
+    _column("response", str | None, None, "record.response"),
     # the final reply's ("length": cut off at the token limit)
-    _column("finish_reason", str | None, None, "finish_reason"),
-    _column("error", str | None, None, "outcome.message"),
+    _column("finish_reason", str | None, None, "record.finish_reason"),
+    _column("error", str | None, None, "record.outcome.message"),
     # every score by grader, when not only one
-    _column("scores", JsonObject, MappingProxyType({}), "scores_json()"),
-    _column("transcript", tuple[Call, ...], (), "calls"),
-    _column("notes", JsonObject, MappingProxyType({}), "notes"),
-    _column("cache_hit", bool | None, None, "usage.cache_hit"),
-    _column("prompt_tokens", int, 0, "usage.prompt_tokens"),
-    _column("completion_tokens", int, 0, "usage.completion_tokens"),
-    _column("cost_usd", float, 0.0, "usage.cost_usd"),
-    _column("latency_s", float, 0.0, "usage.latency_s"),
-    _column("schema", int, SCHEMA_VERSION, "schema"),
+    _column("scores", JsonObject, MappingProxyType({}), "record.scores_json(verdict)"),
+    _column("transcript", tuple[Call, ...], (), "record.calls"),
+    _column("notes", JsonObject, MappingProxyType({}), "record.notes"),
+    _column("cache_hit", bool | None, None, "record.usage.cache_hit"),
+    _column("prompt_tokens", int, 0, "record.usage.prompt_tokens"),
+    _column("completion_tokens", int, 0, "record.usage.completion_tokens"),
+    _column("cost_usd", float, 0.0, "record.usage.cost_usd"),
+    _column("latency_s", float, 0.0, "record.usage.latency_s"),
+    _column("schema", int, SCHEMA_VERSION, "record.schema"),
 )
 
 ROW_FIELDS = tuple(c.name for c in COLUMNS)
