@@ -472,6 +472,7 @@ def test_a_merge_that_cannot_write_leaves_no_run(
     made: Made, run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, out_exists: bool
 ) -> None:
     import isodyn.commands.merge as merge_command
+    import isodyn.runs.folder as run_folder
 
     _no_reports(monkeypatch)
     written = merge_command.write_atomic
@@ -482,6 +483,7 @@ def test_a_merge_that_cannot_write_leaves_no_run(
         written(path, data)
 
     monkeypatch.setattr(merge_command, "write_atomic", full_disk)
+    monkeypatch.setattr(run_folder, "write_atomic", full_disk)  # summary.json: RunFolder.write_summary
     out = tmp_path / "merged"
     if out_exists:
         out.mkdir()

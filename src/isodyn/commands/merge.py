@@ -155,7 +155,7 @@ def _write_run(
 ) -> tuple[StoredReplies, RunSummary]:
     """Every file of the merged run, written into `folder`; the replies stored in the cache."""
     folder.path.mkdir()
-    write_atomic(folder.config_file, run_config_bytes(config, shards.runs[0].made_by))
+    folder.write_config(run_config_bytes(config, shards.runs[0].made_by))
     write_atomic(folder.results_file, b"".join(result_line(result) for result in results))
     write_atomic(folder.log_file, _joined_logs(shards))
     study = next((run.study for run in shards.runs if run.study is not None), None)
@@ -163,7 +163,7 @@ def _write_run(
         write_atomic(folder.study_file, read_study(study).encode("utf-8"))
     replies = store_replies(results, config)
     summary = _summary(shards, results, replies)
-    write_atomic(folder.summary_file, summary.to_text().encode())
+    folder.write_summary(summary)
     write_report(folder, results)
     return replies, summary
 
