@@ -281,3 +281,28 @@ def test_two_runs_share_one_new_cache_at_once(tmp_path: Path) -> None:
     marker = json.loads((tmp_path / "cache" / MARKER).read_text())
     assert marker["made_by"] == "isodyn" and not list((tmp_path / "cache").glob(".marker-*"))
     assert os.path.isfile(tmp_path / "cache" / "responses" / "cache.db")
+
+
+def test_sqlite_sidecars_that_vanish_while_listed_are_not_foreign(tmp_path: Path, monkeypatch) -> None:
+    """Another process closing the store deletes cache.db-shm/-wal between the listing and the look
+    at each name (CI saw it once): such a name is SQLite's, gone, and no reason to refuse the cache.
+    A stranger that is there stays refused."""
+    from isodyn.cache import stores
+
+    store = tmp_path / "responses"
+    with diskcache.Cache(str(store)) as made:
+        made.set("k", "v")
+    listed = sorted(store.iterdir())
+    real_iterdir = Path.iterdir
+
+    def listing_with_a_vanished_sidecar(self: Path):
+        if self == store:
+            return iter([*listed, store / "cache.db-shm", store / "cache.db-wal"])
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", listing_with_a_vanished_sidecar)
+    assert not (store / "cache.db-shm").exists()
+    assert stores.store_conflict(tmp_path) is None
+    (store / "notes.txt").write_text("mine")
+    listed.append(store / "notes.txt")
+    assert stores.store_conflict(tmp_path) == "responses/ holds 'notes.txt', which isodyn did not make"

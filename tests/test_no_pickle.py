@@ -114,7 +114,8 @@ def filled(tmp_path: Path, run_cli, stub: OpenAIStub) -> Path:
     done = run_cli("run", *run_words(stub, tmp_path))
     assert done.code == 0, done.err
     for name in STORES:
-        assert len(diskcache.Cache(str(tmp_path / "cache" / name))) > 0
+        with diskcache.Cache(str(tmp_path / "cache" / name)) as store:
+            assert len(store) > 0
     stub.requests.clear()
     return tmp_path / "cache"
 

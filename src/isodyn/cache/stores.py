@@ -365,7 +365,9 @@ def mark(root: Path, format_: int = FORMAT) -> None:
 def _foreign_in_store(store: Path) -> str | None:
     """The first name in a store directory that diskcache does not make, or None."""
     for entry in sorted(store.iterdir()):
-        if entry.name in DB_FILES and entry.is_file():
+        # SQLite deletes its -wal/-shm files when another process closes the store: one listed
+        # a moment ago and gone now was SQLite's, not foreign.
+        if entry.name in DB_FILES and (entry.is_file() or not os.path.lexists(entry)):
             continue
         if _HEX2.fullmatch(entry.name) and entry.is_dir():
             continue
