@@ -78,17 +78,17 @@ def test_a_batch_run_makes_no_live_call_and_a_live_rerun_replays_it(tmp_path: Pa
         desk = stub.batches
         assert stub.requests == []  # not one /chat/completions request
         assert (desk.files_uploaded, desk.batches_created, len(desk.items)) == (1, 1, 4)
-        assert first.summary["complete"] and first.summary["calls_made"] == 4
+        assert first.summary.complete and first.summary.calls_made == 4
         # the stub reports 10 prompt and 5 completion tokens a reply: priced at the batch price
-        assert first.summary["cost_usd"] == pytest.approx(4 * batch_price(10, 5))
+        assert first.summary.cost_usd == pytest.approx(4 * batch_price(10, 5))
         calls = [e for e in map(json.loads, first.folder.log_file.read_text().splitlines())
                  if e["event"] == "call"]  # fmt: skip
         assert len(calls) == 4 and {c["batch_id"] for c in calls} == {"batch_stub_1"}
         assert [p.in_progress for p in progress] == [1, 0] and progress[-1].done == 1
 
         second = run([w for w in words if w != "batch=1"])  # a live run of the same grid
-        assert stub.requests == [] and second.summary["calls_made"] == 0
-        assert second.summary["cache_hits"] == 4
+        assert stub.requests == [] and second.summary.calls_made == 0
+        assert second.summary.cache_hits == 4
     key = lambda row: (row["modality"], row["variant"])  # noqa: E731
     assert sorted(first.rows, key=key) == sorted(second.rows, key=key)
     assert {r["reason"] for r in first.rows} == {"ok"}
@@ -151,12 +151,12 @@ def test_a_request_a_pending_job_holds_is_never_asked_live(tmp_path: Path) -> No
         words = settings(stub, tmp_path, "variants=1", "strategies=sc@2", "batch_size=1", "batch_wait=0")
         first = run(words)
         assert stub.requests == []  # the failed sample waits with its cell: its sibling is in a job
-        assert first.summary["left_undone"] == 1 and stub.batches.batches_created == 2
+        assert first.summary.left_undone == 1 and stub.batches.batches_created == 2
 
         stub.batches.finish_all()
         again = run(words)
         assert stub.requests == [] and stub.batches.batches_created == 3  # only the expired one again
-    assert again.summary["complete"] is True and [r["reason"] for r in again.rows] == ["ok"]
+    assert again.summary.complete is True and [r["reason"] for r in again.rows] == ["ok"]
 
 
 @pytest.mark.parametrize(
@@ -171,7 +171,7 @@ def test_items_a_job_did_not_answer_are_called_live(tmp_path: Path, behaviour: B
         answered = 1 if behaviour.expire else 0  # a malformed file answers nothing readable
         assert len(stub.batches.items) == (1 if behaviour.expire else 3)  # malformed: all, unreadable
         assert len(stub.requests) == 3 - answered  # the rest went live, once each
-    assert outcome.summary["complete"] and outcome.summary["calls_made"] == 3
+    assert outcome.summary.complete and outcome.summary.calls_made == 3
     assert {r["reason"] for r in outcome.rows} == {"ok"} and len(outcome.rows) == 3
     live_asked = {json.dumps(r["messages"]) for r in stub.requests}
     batch_answered = {json.dumps(b["messages"]) for b in stub.batches.items[:answered]}
@@ -183,7 +183,7 @@ def test_fallback_undone_leaves_cells_for_a_rerun_that_pays_each_request_once(tm
         stub.batches.behaviour = BatchBehaviour(expire=True, answered_before_expiry=1)
         words = settings(stub, tmp_path, "variants=3", "batch_fallback=undone")
         first = run(words)
-        assert first.summary["complete"] is False and first.summary["left_undone"] == 2
+        assert first.summary.complete is False and first.summary.left_undone == 2
         assert len(first.rows) == 1 and stub.requests == []
 
         stub.batches.behaviour = BatchBehaviour()
@@ -191,9 +191,9 @@ def test_fallback_undone_leaves_cells_for_a_rerun_that_pays_each_request_once(tm
         assert again.folder == first.folder
         assert stub.batches.batches_created == 2 and stub.requests == []
         assert len(stub.batches.items) == 3  # 1 + 2: no request answered twice
-    assert again.summary["complete"] is True and len(rows(again.folder.path)) == 3
-    assert again.summary["calls_made"] == 3 and again.summary["this_process"]["calls_made"] == 2
-    assert again.summary["cost_usd"] == pytest.approx(3 * batch_price(10, 5), abs=1e-6)  # rounded to 6
+    assert again.summary.complete is True and len(rows(again.folder.path)) == 3
+    assert again.summary.calls_made == 3 and again.summary.this_process.calls_made == 2
+    assert again.summary.cost_usd == pytest.approx(3 * batch_price(10, 5), abs=1e-6)  # rounded to 6
     log = [json.loads(line) for line in again.folder.log_file.read_text().splitlines()]
     paid = [e["cost_usd"] for e in log if e["event"] == "call"]
     assert paid == pytest.approx([batch_price(10, 5)] * 3)  # each request once, at the batch price
@@ -213,7 +213,7 @@ def test_multi_step_strategies_finish_over_rounds_in_jobs_of_batch_size(tmp_path
         assert sizes == [5, 3, 2]
         second_round = [line["body"] for line in desk.batches["batch_stub_3"].lines]
         assert all(isinstance(m["content"], str) for b in second_round for m in b["messages"])  # text only
-    assert outcome.summary["complete"] and outcome.summary["calls_made"] == 10
+    assert outcome.summary.complete and outcome.summary.calls_made == 10
     assert len(outcome.rows) == 4 and {r["reason"] for r in outcome.rows} == {"ok"}
     isosp = [r for r in outcome.rows if r["strategy"] == "isosp"]
     assert all([c["step"] for c in r["transcript"]] == ["describe", "answer"] for r in isosp)
@@ -225,7 +225,7 @@ def test_a_server_gets_no_key_it_was_not_given(tmp_path: Path, monkeypatch: pyte
     with OpenAIStub() as stub:
         outcome = run(settings(stub, tmp_path))
         heard = stub.batches.headers
-    assert outcome.summary["complete"] and len(heard) >= 4  # upload, create, retrieve, download
+    assert outcome.summary.complete and len(heard) >= 4  # upload, create, retrieve, download
     assert all(secret not in json.dumps(h) for h in heard)
     assert {v for h in heard for k, v in h.items() if k.lower() == "authorization"} == {
         "Bearer no-key-required"

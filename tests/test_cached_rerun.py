@@ -23,7 +23,7 @@ from isodyn.runs.rundir import new_run_dir
 from isodyn.experiments.runner import execute
 plan = plan_experiment(parse_overrides(json.loads(sys.argv[1])))
 outcome = asyncio.run(execute(plan, new_run_dir(plan.config)))
-print(json.dumps({"calls": outcome.summary["calls_made"], "hits": outcome.summary["cache_hits"],
+print(json.dumps({"calls": outcome.summary.calls_made, "hits": outcome.summary.cache_hits,
                   "litellm": "litellm" in sys.modules}))
 """
 
@@ -138,7 +138,7 @@ def test_the_first_call_leaves_before_the_later_cells_are_drawn(words: list[str]
         args = [*words, f"api_base={stub.base_url}", "variants=40"]
         plan = plan_experiment(parse_overrides(args))
         outcome = asyncio.run(runner.execute(plan, new_run_dir(plan.config)))
-    assert outcome.summary["calls_made"] == len(plan.grid.cells) == events.count("request")
+    assert outcome.summary.calls_made == len(plan.grid.cells) == events.count("request")
     first_request = events.index("request")
     assert first_request < len(events) - 1 - events[::-1].index("tried")  # before the last cell was tried
     assert events[:first_request].count("tried") < len(plan.grid.cells) / 2

@@ -84,8 +84,8 @@ def test_optimizes_once_then_reuses_with_zero_calls(words, tmp_path) -> None:
         first = run(args)
         # through litellm to the server: 3 bootstrap attempts (the first is rejected) + 3 evaluations
         assert len(stub.requests) == 6
-        assert first.summary["calls_made"] == 6
-        assert first.summary["errors"] == 0
+        assert first.summary.calls_made == 6
+        assert first.summary.errors == 0
         second = run(args)
         assert len(stub.requests) == 6  # nothing new reached the server
 
@@ -112,8 +112,8 @@ def test_optimizes_once_then_reuses_with_zero_calls(words, tmp_path) -> None:
     assert train[START + 1][0] in demos[0]["problem"]
 
     # (3) a rerun reuses the program, makes no call and extracts the same answers
-    assert second.summary["calls_made"] == 0
-    assert second.summary["cache_hits"] == VARIANTS
+    assert second.summary.calls_made == 0
+    assert second.summary.cache_hits == VARIANTS
     assert {r["notes"]["dspy_program"] for r in second.rows} == {"reused"}
     assert (second.folder.path / "dspy" / "openai_stub-latex.json").read_text() == saved.read_text()
     by_variant = lambda rows: {r["variant"]: r["extracted"] for r in rows}  # noqa: E731
@@ -143,7 +143,7 @@ def test_reply_outside_dspy_fields_is_scored_as_written(words) -> None:
 
     with OpenAIStub(script) as stub:
         outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}"])
-    assert outcome.summary["errors"] == 0
+    assert outcome.summary.errors == 0
     for row in outcome.rows:
         assert row["notes"]["dspy_parse"] == "failed: AdapterParseError"
         assert row["extracted"] == "B" and row["reason"] == "ok"
@@ -155,7 +155,7 @@ def test_failed_optimization_is_an_error_on_every_cell_and_is_not_saved(words, t
         outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}"])
         assert len(stub.requests) == 1  # the first failure stops the optimization; no cell retries it
     assert {r["reason"] for r in outcome.rows} == {"error:bad_request"}
-    assert outcome.summary["errors"] == VARIANTS
+    assert outcome.summary.errors == VARIANTS
     assert not (tmp_path / "cache" / "dspy").exists() or not any((tmp_path / "cache" / "dspy").iterdir())
 
 

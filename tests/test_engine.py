@@ -55,7 +55,7 @@ def test_fault_mix_every_cell_answered_or_recorded(tmp_path) -> None:
     retried = Counter(e["reason"] for e in events if e["event"] == "retry")
     assert {"error:rate_limit", "error:server", "error:timeout"} <= set(retried)
     assert retried["error:malformed_reply"] + retried["error:api"] + retried["error:connection"] > 0
-    assert outcome.summary["retries"] == sum(retried.values())
+    assert outcome.summary.retries == sum(retried.values())
     assert (
         mix.counts.get("rate_limit", 0) + mix.counts.get("rate_limit_bare", 0) == retried["error:rate_limit"]
     )
@@ -134,15 +134,15 @@ def test_budget_stop_then_resume_with_a_larger_budget(tmp_path) -> None:
                  f"api_base={stub.base_url}", "seeds=isobench_parity", "modalities=latex", "variants=12",
                  "max_tokens=16", "concurrency=1", "quiet=1"]  # fmt: skip
         first = run([*words, "max_cost=0.01"])
-        assert 0 < first.summary["cells"] < 12
-        assert first.summary["left_undone"] == 12 - first.summary["cells"]
-        assert first.summary["complete"] is False
-        assert first.summary["cost_usd"] <= 0.01
+        assert 0 < first.summary.cells < 12
+        assert first.summary.left_undone == 12 - first.summary.cells
+        assert first.summary.complete is False
+        assert first.summary.cost_usd <= 0.01
         calls_before = len(stub.requests)
         second = run([*words, "max_cost=1"])
         assert second.folder == first.folder  # the same command resumed the unfinished run
-        assert len(stub.requests) == calls_before + (12 - first.summary["cells"])
-    assert second.summary["complete"] is True and second.summary["cells"] == 12
+        assert len(stub.requests) == calls_before + (12 - first.summary.cells)
+    assert second.summary.complete is True and second.summary.cells == 12
 
 
 def test_two_concurrent_runs_share_one_cache(tmp_path) -> None:
@@ -164,7 +164,7 @@ def test_two_concurrent_runs_share_one_cache(tmp_path) -> None:
     rows = [load_rows(next((tmp_path / name).iterdir())) for name in ("a", "b")]
     assert all(len(r) == 20 for r in rows)
     again = run([f"out={tmp_path / 'c'}", *common])
-    assert again.summary["calls_made"] == 0
+    assert again.summary.calls_made == 0
 
 
 def test_oracle_accuracy_per_modality_comes_back_out(tmp_path) -> None:

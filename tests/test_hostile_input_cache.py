@@ -75,7 +75,7 @@ def tree(root: Path) -> dict[str, bytes | None]:
 
 def cache_command(capsys, *words: str) -> tuple[int, str]:
     """`exp cache ...` in this process (fast): its exit code and what it said on stderr."""
-    from isodyn.cli_browse import cache
+    from isodyn.cli.browse import cache
 
     code = 0
     try:

@@ -238,14 +238,16 @@ def test_a_full_disk_during_a_run_is_one_line(
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "runs" / "results.jsonl"))
 
     monkeypatch.setattr(runner, "result_line", full)
-    real_write = pathlib.Path.write_text
+    from isodyn.runs import folder as run_folder
 
-    def write_text(self: Path, *args: Any, **kwargs: Any) -> int:
-        if self.name == "summary.json":  # the cleanup's write fails too: two chained errors
-            raise OSError(errno.ENOSPC, "No space left on device", str(self))
-        return real_write(self, *args, **kwargs)
+    real_write = run_folder.write_atomic
 
-    monkeypatch.setattr(pathlib.Path, "write_text", write_text)
+    def write_atomic(path: Path, data: bytes) -> None:
+        if path.name == "summary.json":  # the cleanup's write fails too: two chained errors
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        real_write(path, data)
+
+    monkeypatch.setattr(run_folder, "write_atomic", write_atomic)
     with OpenAIStub(lambda request: ScriptedReply(text='{"short answer": "A"}')) as stub:
         done = run_cli("run", "models=openai/m", f"api_base={stub.base_url}", "seeds=isobench_parity",
                        "variants=1", "modalities=latex", f"out={tmp_path / 'runs'}",

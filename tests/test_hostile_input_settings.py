@@ -233,7 +233,7 @@ def test_a_stalling_retry_after_is_capped_by_timeout(tmp_path: Path, header: str
         assert len(stub.requests) == 2  # litellm retried nothing itself: the second is ours
     (retry,) = [e for e in events(outcome.folder.path) if e["event"] == "retry"]
     assert retry["reason"] == "error:rate_limit" and retry["wait_s"] <= 1.0
-    assert outcome.summary["calls_made"] == 2 and outcome.rows[0]["reason"] == "ok"
+    assert outcome.summary.calls_made == 2 and outcome.rows[0]["reason"] == "ok"
     assert waited < 60
     strict_json(outcome.folder.summary_file)
     strict_json(outcome.folder.config_file)
@@ -266,7 +266,7 @@ def test_a_4xx_is_final_except_408_and_429(tmp_path: Path, status: int, tries: i
         outcome = run([*RUN, f"api_base={stub.base_url}", "max_retries=2", f"out={tmp_path / 'runs'}",
                        f"cache_dir={tmp_path / 'cache'}"])  # fmt: skip
         assert len(stub.requests) == tries
-    assert outcome.summary["calls_made"] == tries and outcome.summary["errors"] == 1
+    assert outcome.summary.calls_made == tries and outcome.summary.errors == 1
 
 
 # ---- the key, whatever its variable is called ----------------------------------------------------------

@@ -81,7 +81,7 @@ def test_only_replies_the_rules_cannot_read_go_to_the_judge_and_a_rerun_costs_no
         assert all(REPLIES[CLEAR]() not in r["messages"][-1]["content"] for r in asked)
         again = run([*words, f"api_base={stub.base_url}"])
         assert len(stub.requests) == len(REPLIES) + 2  # the rerun sent nothing
-    assert again.summary["calls_made"] == 0
+    assert again.summary.calls_made == 0
     rows = {r["variant"]: r for r in first.rows}
     assert {r["variant"]: r for r in again.rows}.keys() == rows.keys()
     for index, row in {r["variant"]: r for r in again.rows}.items():
@@ -111,7 +111,7 @@ def test_only_replies_the_rules_cannot_read_go_to_the_judge_and_a_rerun_costs_no
     assert rows[CLEAR]["correct"] and rows[CLEAR]["grader"] == "isodyn"
     assert (rows[LABEL_ONLY]["ambiguity"], rows[LABEL_ONLY]["correct"]) == ("none found", False)
     assert (rows[CUT_OFF]["reason"], rows[CUT_OFF]["correct"]) == ("truncated", False)
-    assert first.summary["judged"] == 2 and first.summary["decided_by_judge"] == 1
+    assert first.summary.judged == 2 and first.summary.decided_by_judge == 1
     config = json.loads(first.folder.config_file.read_text())
     assert config["judge"] == "openai/stub-judge"  # recorded with the run's other settings
 

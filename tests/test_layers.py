@@ -30,10 +30,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("isodyn.search",),  # worst-variant search
     ("isodyn.view",),  # the browser viewer
     ("isodyn.testing",),  # the loopback stubs and fixtures
-    ("isodyn.listing", "isodyn.commands"),  # one job per command
-    ("isodyn.terminal",),  # what a command prints
-    ("isodyn.run_screen", "isodyn.search_screen"),
-    ("isodyn.cli", "isodyn.cli_browse", "isodyn.cli_failure", "isodyn.__main__"),
+    ("isodyn.cli.listing", "isodyn.commands"),  # one job per command
+    ("isodyn.cli.terminal",),  # what a command prints
+    ("isodyn.cli.run_screen", "isodyn.cli.search_screen"),
+    ("isodyn.cli", "isodyn.__main__"),  # `exp` (cli/__init__), `exp cache/view/list`, a failure's line
 )
 
 

@@ -55,17 +55,17 @@ def test_rerun_from_the_memo_equals_the_first_run(words, tmp_path, monkeypatch) 
         args = [*words, f"api_base={stub.base_url}"]
         first = run(args)
         calls = len(stub.requests)
-        assert first.summary["calls_made"] == calls > 0
+        assert first.summary.calls_made == calls > 0
         store = ReplayMemo(tmp_path / "cache", parse_overrides(args))
-        assert len(store) == first.summary["cells"] - first.summary["skipped"]
+        assert len(store) == first.summary.cells - first.summary.skipped
         store.close()
 
         drawn = []
         monkeypatch.setattr(cells.RunMaterials, "render", lambda self, v, m: drawn.append(m))
         again = run(args)
-        assert again.summary["calls_made"] == 0 and len(stub.requests) == calls
+        assert again.summary.calls_made == 0 and len(stub.requests) == calls
         assert drawn == []  # nothing was drawn or prompted: every cell came from its memo entry
-        assert again.summary["cache_hits"] == calls + first.summary["cache_hits"]
+        assert again.summary.cache_hits == calls + first.summary.cache_hits
         assert comparable(again.rows) == comparable(first.rows)
         assert all(r["cache_hit"] for r in again.rows if r["transcript"])
 
@@ -99,7 +99,7 @@ def test_other_code_other_keys_and_the_reply_cache_still_answers(words, monkeypa
             cells.RunMaterials, "render", lambda self, v, m: drawn.append(m) or original(self, v, m)
         )
         again = run(args)
-        assert again.summary["calls_made"] == 0 and len(drawn) == len(first.rows)
+        assert again.summary.calls_made == 0 and len(drawn) == len(first.rows)
         assert comparable(again.rows) == comparable(first.rows)
 
 

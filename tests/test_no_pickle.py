@@ -440,9 +440,9 @@ def test_every_path_of_a_rerun_writes_the_first_runs_results_byte_for_byte(
         ]
         first = run(words)
         live = results_lines(first.folder.path)
-        assert first.summary["calls_made"] == len(stub.requests) > 0
+        assert first.summary.calls_made == len(stub.requests) > 0
         assert any(b'"modality":"image"' in line for line in live)
-        assert run(words).summary["calls_made"] == 0
+        assert run(words).summary.calls_made == 0
         assert results_lines(newest_run(tmp_path / "runs")) == live  # graded rows from the memo
         monkeypatch.setattr(cells, "grading_stamp", lambda grader: f"{grader}|another version")
         run(words)
@@ -456,7 +456,7 @@ def test_every_path_of_a_rerun_writes_the_first_runs_results_byte_for_byte(
         )
         again = run(words)
         assert (
-            drawn and again.summary["calls_made"] == 0 and len(stub.requests) == first.summary["calls_made"]
+            drawn and again.summary.calls_made == 0 and len(stub.requests) == first.summary.calls_made
         )
         assert results_lines(newest_run(tmp_path / "runs")) == live  # replies and drawings from the stores
 

@@ -116,7 +116,7 @@ def test_run_on_a_release_sends_its_images_and_scores_its_answers(release: Path,
         assert config.variants == TRIALS  # every trial folder by default
         plan = plan_experiment(config)
         first = asyncio.run(execute(plan, new_run_dir(plan.config)))
-        assert first.summary["calls_made"] == 9
+        assert first.summary.calls_made == 9
         rows = [r for r in first.rows if r["modality"] == "image"]
         assert {(r["seed_id"], r["variant"]) for r in rows} == {(k, i) for k in ITEMS for i in range(TRIALS)}
         wrong = {(r["seed_id"], r["variant"]) for r in rows if not r["correct"]}
@@ -126,7 +126,7 @@ def test_run_on_a_release_sends_its_images_and_scores_its_answers(release: Path,
         skipped = [r for r in first.rows if r["modality"] != "image"]
         assert skipped == []  # text modalities are not renderable: no cells at all
         again = asyncio.run(execute(plan, new_run_dir(plan.config)))
-        assert again.summary["calls_made"] == 0 and len(stub.requests) == 9
+        assert again.summary.calls_made == 0 and len(stub.requests) == 9
         memo = ReplayMemo(tmp_path / "cache", config)
         assert len(memo) == 0  # files may change under the same id: never memoized
         memo.close()

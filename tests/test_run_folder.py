@@ -91,3 +91,32 @@ def test_a_folder_without_settings_says_so(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no readable settings"):
         RunFolder(tmp_path).config()
     assert RunFolder(tmp_path).cache_dir() is None
+
+
+def test_the_run_and_rescore_write_summary_and_config_whole(tmp_path: Path, monkeypatch, run_cli) -> None:
+    """summary.json and config.json have one writer, RunFolder's atomic one: a run and a rescore
+    (merge has its own test in test_shard) write both through it, and nothing else writes them."""
+    from isodyn.runs import folder as folder_module
+
+    through_folder: list[Path] = []
+    real_write = folder_module.write_atomic
+
+    def recorded(path: Path, data: bytes) -> None:
+        through_folder.append(path)
+        real_write(path, data)
+
+    monkeypatch.setattr(folder_module, "write_atomic", recorded)
+    with OpenAIStub(lambda request: ScriptedReply()) as stub:
+        done = run_cli("run", "models=openai/w", f"api_base={stub.base_url}", "seeds=isobench_parity",
+                       "variants=2", "modalities=latex", f"out={tmp_path / 'runs'}",
+                       f"cache_dir={tmp_path / 'cache'}", "quiet=1")  # fmt: skip
+    assert done.code == 0, done.err
+    (run,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+    done = run_cli("rescore", str(run), "grader=dynamath")
+    assert done.code == 0, done.err
+    (rescored,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir() and p != run]
+    written = [(p.parent, p.name) for p in through_folder]
+    for folder in (run, rescored):
+        for name in (files.SUMMARY, files.CONFIG):
+            assert (folder, name) in written
+            assert (folder / name).is_file()

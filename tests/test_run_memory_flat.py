@@ -46,7 +46,7 @@ def test_a_live_run_holds_neither_its_rows_nor_a_task_per_cell(tmp_path: Path) -
         plan = plan_experiment(parse_overrides(words))
         cells = len(plan.grid.cells)
         outcome = asyncio.run(execute(plan, new_run_dir(plan.config), on_row=on_row))
-    assert cells >= 150 and outcome.summary["cells"] == cells and outcome.summary["calls_made"] == cells
+    assert cells >= 150 and outcome.summary.cells == cells and outcome.summary.calls_made == cells
     assert len(seen) == cells // 40
     most_in_flight = CONCURRENCY * 2  # one model: the cells the runner lets into flight at once
     for tasks, rows in seen:
@@ -56,8 +56,8 @@ def test_a_live_run_holds_neither_its_rows_nor_a_task_per_cell(tmp_path: Path) -
     gc.collect()
     assert _cell_results_alive() == 0  # nothing kept once the run is over, until asked for
     lines = [json.loads(line) for line in outcome.folder.results_file.read_text().splitlines()]
-    assert outcome.summary["correct"] == sum(bool(row["correct"]) for row in lines)
-    assert outcome.summary["graded"] == sum(row["reason"] == "ok" for row in lines)
+    assert outcome.summary.correct == sum(bool(row["correct"]) for row in lines)
+    assert outcome.summary.graded == sum(row["reason"] == "ok" for row in lines)
     assert [result.to_row()["variant"] for result in outcome.results] == [row["variant"] for row in lines]
 
 

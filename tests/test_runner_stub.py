@@ -52,7 +52,7 @@ def test_image_arrives_as_data_uri_and_rerun_makes_zero_calls(words) -> None:
     ) as stub:
         args = [*words, "models=openai/stub-vlm", f"api_base={stub.base_url}", "vision=yes"]
         first = run(args)
-        assert first.summary["calls_made"] == 6  # 3 variants x (image, latex)
+        assert first.summary.calls_made == 6  # 3 variants x (image, latex)
         image_requests = [r for r in stub.requests if images_in(r)]
         assert len(image_requests) == 3
         seed = get_seed(SEED)
@@ -63,9 +63,9 @@ def test_image_arrives_as_data_uri_and_rerun_makes_zero_calls(words) -> None:
 
         second = run(args)
         assert len(stub.requests) == 6  # nothing new reached the server
-    assert second.summary["calls_made"] == 0
-    assert second.summary["cache_hits"] == 6
-    assert second.summary["cost_usd"] == 0
+    assert second.summary.calls_made == 0
+    assert second.summary.cache_hits == 6
+    assert second.summary.cost_usd == 0
     key = lambda row: (row["modality"], row["variant"])  # noqa: E731
     strip = lambda row: {k: v for k, v in row.items() if k not in ("transcript", "cache_hit")}  # noqa: E731
     assert [strip(r) for r in sorted(first.rows, key=key)] == [strip(r) for r in sorted(second.rows, key=key)]
@@ -85,7 +85,7 @@ def test_text_only_model_skips_image_cells_without_calling(words) -> None:
     assert len(image_rows) == 3
     assert {r["reason"] for r in image_rows} == {"skipped: model has no vision"}
     assert all(r["correct"] is None and r["response"] is None for r in image_rows)
-    assert outcome.summary["skipped"] == 3
+    assert outcome.summary.skipped == 3
 
 
 def test_server_errors_are_recorded_per_cell_not_cached(words) -> None:
@@ -93,16 +93,16 @@ def test_server_errors_are_recorded_per_cell_not_cached(words) -> None:
         args = [*words, "models=openai/stub", f"api_base={stub.base_url}", "modalities=latex"]
         outcome = run(args)
         assert {r["reason"] for r in outcome.rows} == {"error:bad_request"}
-        assert outcome.summary["errors"] == 3
+        assert outcome.summary.errors == 3
         again = run(args)
-        assert again.summary["calls_made"] == 3  # failures are never served from the cache
+        assert again.summary.calls_made == 3  # failures are never served from the cache
 
 
 def test_results_are_appended_as_cells_finish(words) -> None:
     with OpenAIStub() as stub:
         outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}", "modalities=latex"])
     lines = outcome.folder.results_file.read_text().splitlines()
-    assert len(lines) == outcome.summary["cells"] == 3
+    assert len(lines) == outcome.summary.cells == 3
     assert {json.loads(line)["variant"] for line in lines} == {0, 1, 2}
 
 
@@ -114,7 +114,7 @@ def test_planted_api_key_never_reaches_disk(words, tmp_path, monkeypatch) -> Non
         outcome = run([*words, "models=openai/stub", f"api_base={stub.base_url}", "vision=yes",
                        "api_key_env=OPENAI_API_KEY"])  # fmt: skip
         assert any(secret in str(h.values()) for h in stub.headers)  # it was really used
-    assert outcome.summary["calls_made"] == 6
+    assert outcome.summary.calls_made == 6
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path

@@ -63,7 +63,7 @@ def test_isosp_two_steps_through_the_server(base) -> None:
         assert [t["step"] for t in row["transcript"]] == ["describe", "answer"]
         assert row["transcript"][0]["response"] == DESCRIPTION
         assert row["reason"] == "ok"
-    assert again.summary["calls_made"] == 0 and again.summary["cache_hits"] == 4
+    assert again.summary.calls_made == 0 and again.summary.cache_hits == 4
 
 
 def test_isosp_vision_describer_for_text_only_solver(base) -> None:

@@ -80,8 +80,8 @@ def test_a_cut_off_reply_is_truncated_and_a_complete_one_graded(words) -> None:
     for variant in set(rows) - {CUT}:
         assert (rows[variant]["reason"], rows[variant]["correct"]) == ("ok", True)
         assert rows[variant]["finish_reason"] == "stop"
-    assert first.summary["truncated"] == 1
-    assert first.summary["correct"] == VARIANTS - 1
+    assert first.summary.truncated == 1
+    assert first.summary.correct == VARIANTS - 1
 
 
 def test_the_cache_brings_the_finish_reason_back(words, tmp_path) -> None:
@@ -95,7 +95,7 @@ def test_the_cache_brings_the_finish_reason_back(words, tmp_path) -> None:
         cached = run(args)
         assert len(stub.requests) == VARIANTS
     for again in (memoized, cached):
-        assert again.summary["calls_made"] == 0
+        assert again.summary.calls_made == 0
         cut = by_variant(again.rows)[CUT]
         assert (cut["reason"], cut["finish_reason"]) == ("truncated", "length")
         assert sum(r["correct"] for r in again.rows) == VARIANTS - 1

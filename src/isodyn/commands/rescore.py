@@ -34,7 +34,7 @@ from isodyn.experiments.regrade import (
 from isodyn.runs.config import default_cache_dir
 from isodyn.runs.folder import RunFolder
 from isodyn.runs.results import CellResult, write_results
-from isodyn.runs.summary import RESCORE_KEYS, JudgeCalls, RunSummary, write_summary
+from isodyn.runs.summary import RESCORE_KEYS, JudgeCalls, RunSummary
 from isodyn.scoring import DEFAULT_GRADER, DYNAMATH_ABS_TOLERANCE, Tolerance
 
 AUDIT_SEED = 0  # the sample of clear verdicts, and the kappa's resamples
@@ -107,11 +107,11 @@ def rescore_run(request: RescoreRequest, notify: Notify | None = None) -> Rescor
         "audit": request.audit,
     }
     config = {**run.config, "grader": request.grader, "rescore": rescore_settings}
-    out.config_file.write_text(json.dumps(config, indent=2, allow_nan=False) + "\n")
+    out.write_config((json.dumps(config, indent=2, allow_nan=False) + "\n").encode())
     write_results(out.results_file, regraded)
     changed = sum(a.correct != b.correct for a, b in zip(run.results, regraded, strict=True))
     summary = _summary(regraded, changed, calls, request.folder, audit)
-    write_summary(out.path, summary)
+    out.write_summary(summary)
     write_report(out, regraded)
     return RescoreResult(
         out, request.grader, regraded, changed, summary.judged, calls,

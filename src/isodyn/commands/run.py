@@ -174,13 +174,13 @@ def run_experiment(request: RunRequest, hooks: RunHooks | None = None) -> RunRes
         report = _report(folder, outcome, config, notices)
     finally:
         lock.release()
-    return RunResult(folder, report, outcome.run_summary, outcome, len(done), notices.said)
+    return RunResult(folder, report, outcome.summary, outcome, len(done), notices.said)
 
 
 def _report(folder: RunFolder, outcome: RunOutcome, config: ExperimentConfig, notices: Notices) -> Path:
     """report.md of the run, written only when its rows differ from those of the last finished run of
     the same settings (a cached rerun writes the same rows: that run's report stands)."""
-    digest = outcome.run_summary.results_digest
+    digest = outcome.summary.results_digest
     earlier = unchanged_since(folder, config, digest)
     if earlier is None:
         from isodyn.analysis.run_report import write_report  # seconds to import: only when written

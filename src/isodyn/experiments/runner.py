@@ -52,7 +52,7 @@ from isodyn.runs.rundir import (
 )
 from isodyn.runs.runlock import RunLock
 from isodyn.runs.saved_config import MadeBy, run_config_bytes
-from isodyn.runs.summary import RunSummary, write_summary
+from isodyn.runs.summary import RunSummary
 from isodyn.runs.verdict_book import kept_by_the_run
 
 
@@ -62,12 +62,7 @@ class RunOutcome:
     for (the run held counts, not rows, so its memory did not grow with the grid)."""
 
     folder: RunFolder
-    run_summary: RunSummary
-
-    @property
-    def summary(self) -> dict[str, Any]:
-        """The summary as summary.json holds it."""
-        return self.run_summary.to_json()
+    summary: RunSummary
 
     @functools.cached_property
     def results(self) -> list[CellResult]:
@@ -150,7 +145,7 @@ async def _execute(
     claim(config.cache_dir)  # a run asks for a cache: the folder is marked as isodyn's
     if plan.remembered is not None:
         plan.remembered.save()  # the next plan of these models needs no litellm
-    folder.config_file.write_bytes(run_config_bytes(config, MadeBy.here()))
+    folder.write_config(run_config_bytes(config, MadeBy.here()))
     stores = Stores(config.cache_dir)
     earlier = earlier_spending(folder.log_file, done or [])
     log = RunLog(folder.log_file)
@@ -182,7 +177,7 @@ async def _execute(
     resumed = bool(done) or any(earlier.values())
     summary = execution.summary(time.perf_counter() - started, earlier if resumed else None)
     local_problem, summary = _local_problem(execution.recorder.tally, parts.responses, summary)
-    write_summary(folder.path, summary)
+    folder.write_summary(summary)
     log.event(
         "end", cells=summary.cells, calls_made=summary.calls_made, cache_hits=summary.cache_hits,
         left_undone=summary.left_undone, cost_usd=summary.cost_usd,

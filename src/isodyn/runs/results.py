@@ -348,6 +348,8 @@ class Run:
 
     directory: Path
     results: list[CellResult]
+    # config.json as written, kept whole: a rescore copies every key, and a report reads a run of
+    # another isodyn version, whose settings the typed read (`RunFolder.config()`) would refuse.
     config: JsonObject
     summary: RunSummary | None  # None: none, or a damaged one
     damaged: int = 0  # lines set aside as damaged (see `read_rows`)

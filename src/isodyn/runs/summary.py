@@ -189,20 +189,11 @@ class RunSummary:
         return getattr(self, key) if key in _READERS else self.extra.get(key)
 
 
-def summary_path(run_dir: Path) -> Path:
-    return run_dir / SUMMARY_FILE
-
-
-def write_summary(run_dir: Path, summary: RunSummary) -> None:
-    """summary.json of `run_dir` (`exp merge` swaps its in whole: `write_atomic`)."""
-    summary_path(run_dir).write_text(summary.to_text())
-
-
 def read_summary(run_dir: Path) -> RunSummary | None:
     """The summary of `run_dir`, or None when it has none or it is damaged (cut by a crash, not an
     object, a value of the wrong type)."""
     try:
-        return RunSummary.from_json(json.loads(summary_path(run_dir).read_text()))
+        return RunSummary.from_json(json.loads((run_dir / SUMMARY_FILE).read_text()))
     except (OSError, ValueError, RecursionError):
         return None
 

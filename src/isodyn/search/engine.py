@@ -265,9 +265,9 @@ class SearchRounds:
             grid = Grid(new, ())
             plan = replace(self.plan, seeds=dict[str, SeedProgram](self.seeds), grid=grid)
             outcome = await execute(plan, RunFolder(self.folder))  # its rows in the search folder
-            this_round = outcome.summary.get("this_process", outcome.summary)  # later rounds: theirs
-            self.calls_made += int(this_round["calls_made"])
-            self.cost_usd += float(this_round["cost_usd"])
+            this_round = outcome.summary.this_process or outcome.summary  # later rounds: theirs
+            self.calls_made += this_round.calls_made
+            self.cost_usd += this_round.cost_usd
             for result in outcome.results:
                 self.answers[result.cell] = _asked(result)
         if any(c not in self.answers for c in cells.values()):

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
+from isodyn.cli.terminal import console, show_notice
 from isodyn.commands.hooks import RunHooks
 from isodyn.runs.record import Status
-from isodyn.terminal import console, show_notice
 
 if TYPE_CHECKING:
     from isodyn.commands.notices import Notice

@@ -13,12 +13,12 @@ from typing import Annotated
 
 import typer
 
-from isodyn.cli_browse import cache, list_, view
-from isodyn.cli_failure import fail, os_problem
+from isodyn.cli.browse import cache, list_, view
+from isodyn.cli.failure import fail, os_problem
+from isodyn.cli.terminal import console, print_results_table, say, show_notice
 from isodyn.errors import ConfigError, IsodynError
 from isodyn.models.catalog import collection_paused
 from isodyn.runs.folder import RunFolder
-from isodyn.terminal import console, print_results_table, say, show_notice
 
 # Markdown: help text is wrapped as paragraphs at any width (rich's own mode keeps every line break
 # of a docstring) and `[/MODALITY]` in a parameter's help is text, not a style tag.
@@ -82,8 +82,8 @@ def run(
     run: finished cells are kept, nothing is called twice. A finished run is replayed from the cache
     into a new directory (its report is written again only when the results changed)."""
     with collection_paused():  # the run's modules: imported before its first call
+        from isodyn.cli.run_screen import RunScreen, estimate_text, run_text
         from isodyn.commands.run import DryRunEstimate, RunRequest, estimate_run, run_experiment
-        from isodyn.run_screen import RunScreen, estimate_text, run_text
 
     screen = RunScreen()
     try:
@@ -129,8 +129,8 @@ def search(
     failures share, DynaMath's 10 variants against the search), and hardset/ (the confirmed failing
     variants: `exp run dataset=out/search-.../hardset` asks exactly those). The same command again
     asks the same variants and replays every call from the cache."""
+    from isodyn.cli.search_screen import SearchScreen, search_text
     from isodyn.commands.search import SearchRequest, run_search
-    from isodyn.search_screen import SearchScreen, search_text
 
     screen = SearchScreen()
     try:
@@ -193,8 +193,8 @@ def report(
     grader first (nothing is called). The report opens with its findings: per model the best and
     worst arm and the modality gap, each against the baseline arm (baseline=)."""
     from isodyn.analysis.run_report import UnsafeOutputError
+    from isodyn.cli.terminal import progress_line
     from isodyn.commands.report import ReportRequest, report_run
-    from isodyn.terminal import progress_line
     from isodyn.textsafe import terminal_text
 
     try:

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from isodyn.cli_failure import fail
+from isodyn.cli.failure import fail
+from isodyn.cli.terminal import cells as _cells  # the names `exp list` below uses
+from isodyn.cli.terminal import console
+from isodyn.cli.terminal import stdout_console as _stdout_console
 from isodyn.errors import IsodynError
 from isodyn.models.catalog import ModelError
-from isodyn.terminal import cells as _cells  # the names `exp list` below uses
-from isodyn.terminal import console
-from isodyn.terminal import stdout_console as _stdout_console
 
 if TYPE_CHECKING:
     from isodyn.commands.cache import CacheOutcome
@@ -169,8 +169,8 @@ def list_(
 
 def _list_registry(kind: str) -> Table:
     """One plug-in kind's table: a row per registered entry, in the registry's order. Every kind is
-    listed by this one loop; `isodyn.listing` says which cells an entry shows."""
-    from isodyn.listing import listing_of
+    listed by this one loop; `isodyn.cli.listing` says which cells an entry shows."""
+    from isodyn.cli.listing import listing_of
     from isodyn.registry import registry_of
 
     shown = listing_of(kind)

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from isodyn.cli.terminal import console, say
 from isodyn.commands.search import SearchHooks
-from isodyn.terminal import console, say
 
 if TYPE_CHECKING:
     from isodyn.commands.search import SearchResult

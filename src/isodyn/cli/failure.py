@@ -8,7 +8,7 @@ import errno
 
 import typer
 
-from isodyn.terminal import say
+from isodyn.cli.terminal import say
 
 
 def fail(message: str) -> typer.Exit:
