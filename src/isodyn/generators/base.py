@@ -79,6 +79,12 @@ class SeedProgram(ABC):
     # False: the render cache neither stores nor replays this seed's variants and renderings
     # (seeds read from files that may change under the same id).
     memoizable: ClassVar[bool] = True
+    # Text perturbations (issue 41, `generators.perturb`): the ones this seed supports, of "noop",
+    # "magnitude" and "rename". Each needs `redraw`; noop needs `noop_clause` and `truth_reads`,
+    # magnitude `scaled` and `numbers`, rename `renamed`.
+    perturbations: ClassVar[frozenset[str]] = frozenset()
+    # The keys of `params` the truth reads: a noop clause is stored under none of them.
+    truth_reads: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -93,6 +99,30 @@ class SeedProgram(ABC):
     def sample_for(self, rng: np.random.Generator, answer: str) -> Draw:
         """Draw a variant whose answer is `answer` (one of `classes`). Only `rng` may be random."""
         raise NotImplementedError(f"{type(self).__name__} lists classes but does not implement sample_for")
+
+    # --- perturbations (optional; see `perturbations`) -------------------------------------------
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        """The question, answer, solution and choices of `params` alone (pure, no randomness): what
+        `sample` returned with these params. A perturbation changes params and asks again."""
+        raise NotImplementedError(f"{self.seed_id} supports no perturbation")
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        """One plausible sentence in the seed's own vocabulary that changes nothing the truth reads."""
+        raise NotImplementedError(f"{self.seed_id} does not support noop")
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        """`params` with the seed's quantities multiplied by `factor` (a power of ten); the truth is
+        then recomputed by `redraw`."""
+        raise NotImplementedError(f"{self.seed_id} does not support magnitude")
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        """The quantities `scaled` multiplies (the covariate "number size" is the largest)."""
+        raise NotImplementedError(f"{self.seed_id} does not support magnitude")
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        """`params` with entities and labels renamed (some to names that suggest a wrong answer);
+        the truth is unchanged."""
+        raise NotImplementedError(f"{self.seed_id} does not support rename")
 
     @abstractmethod
     def render(self, variant: Variant, modality: Modality) -> Representation:

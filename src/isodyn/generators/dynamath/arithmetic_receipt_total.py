@@ -210,13 +210,53 @@ class ReceiptTotal(SeedProgram):
             if _exact(p):
                 break
         p["date"] = f"{int(rng.integers(1, 29)):02d}/{int(rng.integers(1, 13)):02d}/2025"
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("items", "kind", "pct", "off", "threshold", "target")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
         question = "How much does the customer pay in total for this purchase after the promotion?"
         return Draw(
-            params=p,
+            params=params,
             question=question,
-            answer=cents_answer(subtotal(p) - discount(p)),
-            solution=solution_text(p),
+            answer=cents_answer(subtotal(params) - discount(params)),
+            solution=solution_text(params),
         )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        name, quantity, _ = params["items"][int(rng.integers(len(params["items"])))]
+        other = int(rng.integers(2, 9))
+        said = (
+            f"The customer had first picked up {other} of the {name} but put {other - 1} of them back on "
+            "the shelf before reaching the till, which is already reflected on the receipt.",
+            f"The shop's {params['kind'].replace('_', ' ')} promotion has run for {other} weeks.",
+            f"{other} other customers were waiting in line behind this one.",
+            f"The receipt was printed on the shop's till number {other}.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        scaled = {**params, "items": [[name, q, c * factor] for name, q, c in params["items"]]}
+        for key in ("off", "threshold"):
+            if key in params:
+                scaled[key] = params[key] * factor
+        return scaled
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        prices = [c / 100 for _, _, c in params["items"]]
+        return (*prices, *(params[k] / 100 for k in ("off", "threshold") if k in params))
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # Other shops' item names, and sometimes one that suggests a discount that is not there.
+        pool = [name for _, (_, items) in SHOPS.items() for name, _ in items]
+        names = [str(n) for n in rng.choice(pool, size=len(params["items"]), replace=False)]
+        if rng.random() < 0.5:
+            names[int(rng.integers(len(names)))] = "Free gift wrap"
+        titles = [title for title, _ in SHOPS.values() if title != params["store"]]
+        items = [[new, q, c] for new, (_, q, c) in zip(names, params["items"], strict=True)]
+        return {**params, "items": items, "store": str(rng.choice(titles))}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
