@@ -83,7 +83,7 @@ def number_digits(seed: SeedProgram, params: dict) -> int | None:
     except NotImplementedError:
         return None
     largest = max((abs(x) for x in found), default=0.0)
-    return 1 if largest < 1 else int(math.floor(math.log10(largest))) + 1
+    return 1 if largest < 1 else math.floor(math.log10(largest)) + 1
 
 
 def perturb(seed: SeedProgram, variant: Variant, perturbation: Perturbation) -> Variant:
@@ -111,9 +111,8 @@ def _asked_again(variant: Variant, params: dict, draw: Draw) -> Variant:
 
 def _same_truth(seed: SeedProgram, variant: Variant, draw: Draw, what: str) -> None:
     if draw.answer != variant.answer:
-        raise AssertionError(
-            f"{seed.seed_id}/{variant.index}: {what} changed the truth ({variant.answer!r} -> {draw.answer!r})"
-        )
+        changed = f"{variant.answer!r} -> {draw.answer!r}"
+        raise AssertionError(f"{seed.seed_id}/{variant.index}: {what} changed the truth ({changed})")
 
 
 @PERTURBATIONS.register(NONE, order=0, summary="the variant as drawn")

@@ -226,7 +226,7 @@ class ReceiptTotal(SeedProgram):
         )
 
     def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
-        name, quantity, _ = params["items"][int(rng.integers(len(params["items"])))]
+        name, _, _ = params["items"][int(rng.integers(len(params["items"])))]
         other = int(rng.integers(2, 9))
         said = (
             f"The customer had first picked up {other} of the {name} but put {other - 1} of them back on "
