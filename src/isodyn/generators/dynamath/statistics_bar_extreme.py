@@ -8,6 +8,8 @@ tie to argue about; the options are the categories in chart order, so the answer
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
@@ -96,10 +98,39 @@ class BarExtreme(SeedProgram):
             "horizontal": bool(rng.random() < 0.5),
             "color": str(rng.choice(list(CHART_COLORS))),
         }
-        choices = tuple(cats)
-        pick = (max if kind == "max" else min)(range(k), key=vals.__getitem__)
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("categories", "values", "kind", "context")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        _, _, _, _, _, q_max, q_min, _ = _CONTEXTS[params["context"]]
+        vals, kind = params["values"], params["kind"]
+        choices = tuple(params["categories"])
+        pick = (max if kind == "max" else min)(range(len(vals)), key=vals.__getitem__)
         question = f"{q_max if kind == 'max' else q_min} " + format_choices(choices)
         return Draw(params, question, letter(pick), solution_text(params, choices), choices)
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        _, cat_label, val_label, *_ = _CONTEXTS[params["context"]]
+        cats = params["categories"]
+        cat = cats[int(rng.integers(len(cats)))]
+        k = int(rng.integers(2, 13))
+        said = (
+            f"The chart \"{params['title']}\" was put on the notice board {k} days after the counts were taken.",
+            f"The {cat_label.lower()} {cat} is shown in the chart's usual colour, like all the others.",
+            f"The same kind of chart was also made {k} years ago.",
+            f"The {val_label.lower()} were counted by a team of {k} volunteers.",
+            f"The figure for {cat} was checked twice before the chart was printed.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        return {**params, "values": [v * factor for v in params["values"]]}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(v) for v in params["values"])
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

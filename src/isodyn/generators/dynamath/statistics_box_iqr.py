@@ -7,6 +7,8 @@ horizontally, and the two IQRs differ, so taking the wrong box gives a wrong ans
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
@@ -86,9 +88,51 @@ class BoxIqr(SeedProgram):
             "asked": asked,
             "horizontal": bool(rng.random() < 0.5),
         }
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("summaries", "colors", "asked")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        asked, summaries, colors = params["asked"], params["summaries"], params["colors"]
         q1, q3 = summaries[asked][1], summaries[asked][3]
         question = f"What is the interquartile range (IQR) of the data shown by the {colors[asked]} box plot?"
         return Draw(params, question, str(q3 - q1), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        groups, colors = params["groups"], params["colors"]
+        i = int(rng.integers(2))
+        k = int(rng.integers(12, 41))
+        said = (
+            f"Both groups, {groups[0]} and {groups[1]}, were measured in the same week.",
+            f"The data for {groups[i]} were collected by {k // 4} different helpers.",
+            f"The {colors[i]} colour was picked for {groups[i]} at random.",
+            f"The {colors[1 - i]} box plot was the last one added to the chart.",
+            f"Each group has {k} observations in total.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # the axis, its ticks and every summary value scale together, so each still sits on a tick
+        summaries = [[x * factor for x in s] for s in params["summaries"]]
+        return {
+            **params,
+            "summaries": summaries,
+            "lo": params["lo"] * factor,
+            "hi": params["hi"] * factor,
+            "step": params["step"] * factor,
+        }
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(x) for s in params["summaries"] for x in s)
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # other groups' names, sometimes one that suggests the spread ("Narrow", "Wide") is elsewhere
+        pool = [g for _, groups, _ in _CONTEXTS for g in groups if g not in params["groups"]]
+        pool += ["Wide range", "Narrow range", "Spread out", "Consistent"]
+        names = [str(x) for x in rng.choice(pool, size=2, replace=False)]
+        return {**params, "groups": names}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -9,6 +9,7 @@ no plot sits on the border. Classes are balanced (variant i has answer A, B, C i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -90,7 +91,39 @@ class ScatterCorrelation(SeedProgram):
             if (ans == 0 and r > 0.6) or (ans == 1 and r < -0.6) or (ans == 2 and abs(r) < 0.1):
                 break
         params = {"x": xs, "y": ys, "trend": trend, "color": str(rng.choice(_DOT_COLORS))}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("x", "y")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        # sample_for keeps r beyond +-0.6 or within +-0.1, so the class follows from r alone
+        r = pearson(params["x"], params["y"])
+        ans = 0 if r > 0.5 else 1 if r < -0.5 else 2
         return Draw(params, QUESTION, letter(ans), solution_text(params, ans), CHOICES)
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        n = len(params["x"])
+        k = int(rng.integers(2, 15))
+        said = (
+            f"The {n} points were measured on {k} different days.",
+            f"The data were collected by {k} students for a class project.",
+            f"The dots are drawn in {params['color']}, a colour chosen by the teacher.",
+            f"Each value of x was recorded first and its value of y about {k} minutes later.",
+            f"The same {n} measurements were also written in a lab notebook {k} weeks ago.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # one decimal times ten is a whole number: shown as 674, not 674.0 or 674.0000000000001
+        def times(v: float) -> float:
+            return round(v * factor) if factor >= 10 else round(v * factor, 1)
+
+        return {**params, "x": [times(x) for x in params["x"]], "y": [times(y) for y in params["y"]]}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return (*params["x"], *params["y"])
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
