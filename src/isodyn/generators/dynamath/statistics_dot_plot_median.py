@@ -7,6 +7,7 @@ between 9 and 25 observations, so the median is sometimes one value and sometime
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -83,8 +84,30 @@ class DotPlotMedian(SeedProgram):
             if 9 <= sum(freqs) <= 25 and sum(f > 0 for f in freqs) >= 4:
                 break
         params = {"context": ctx, "values": values, "freqs": freqs}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    # noop only: the values are small counts (pets, goals, siblings) that do not scale meaningfully
+    perturbations = frozenset({"noop"})
+    truth_reads = ("values", "freqs")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        noun = _CONTEXTS[params["context"]][2]
         question = f"What is the median {noun}?"
         return Draw(params, question, fmt_number(median_of(params)), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        title, _, _, who, (_, many), _ = _CONTEXTS[params["context"]]
+        k = int(rng.integers(2, 12))
+        day = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")[int(rng.integers(5))]
+        said = (
+            f"The {who} were asked on a {day}.",
+            f"The survey of the {who} took {k} minutes in all.",
+            f"The dot plot was printed in the school newsletter {k} days later.",
+            f"The {who} were asked about their {many} by {k} helpers.",
+            f"The results were shared with the {who} {k} days later.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

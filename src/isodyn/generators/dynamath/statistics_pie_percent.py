@@ -8,6 +8,7 @@ most two decimals, and every sector is at least 6% of the pie, so its count fits
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -94,9 +95,37 @@ class PiePercent(SeedProgram):
             "asked": asked,
             "answer_unit": "%",
         }
-        question = f"What percentage of the whole pie does the {colors[asked]} sector represent?"
-        answer = fmt_number(percent(counts[asked], total))
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "rename"})
+    truth_reads = ("counts", "colors", "asked")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        counts, asked = params["counts"], params["asked"]
+        question = f"What percentage of the whole pie does the {params['colors'][asked]} sector represent?"
+        answer = fmt_number(percent(counts[asked], sum(counts)))
         return Draw(params, question, answer, solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        cats, colors = params["categories"], params["colors"]
+        j = int(rng.integers(len(cats)))
+        n = int(rng.integers(2, 13))
+        said = (
+            f"The data behind the chart were collected over {n} weeks.",
+            f"In the chart, {cats[j]} is drawn in {colors[j]}.",
+            f"A similar pie chart made {n} years ago had {len(cats) + 1} sectors.",
+            f"The {colors[j]} colour was chosen for {cats[j]} by the designer of the chart.",
+            f"The chart was printed in a report of {n + 10} pages.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # other contexts' categories, and names that hint at a share ("Half", "Most") they need not be
+        pool = [c for ctx in _CONTEXTS for c in ctx[2] if c not in params["categories"]]
+        pool += ["Half", "Most", "A quarter", "Other"]
+        names = [str(x) for x in rng.choice(pool, size=len(params["categories"]), replace=False)]
+        return {**params, "categories": names}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

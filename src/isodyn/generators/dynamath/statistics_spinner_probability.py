@@ -9,6 +9,7 @@ at least one sector in and one out, so the probability is strictly between 0 and
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -121,8 +122,31 @@ class SpinnerProbability(SeedProgram):
             if 0 < count < n:
                 break
         params = {"colors": colors, "numbers": numbers, "event": event, "pointer": int(rng.integers(0, 360))}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    # noop only: the numbers decide parity, primes and thresholds, so scaling them changes the event
+    perturbations = frozenset({"noop"})
+    truth_reads = ("colors", "numbers", "event")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        colors, numbers, event = params["colors"], params["numbers"], params["event"]
+        count = sum(hits(event, colors, numbers))
         question = f"The spinner is spun once. What is the probability that it lands on {describe(event)}?"
-        return Draw(params, question, fmt_number(Fraction(count, n)), solution_text(params))
+        return Draw(params, question, fmt_number(Fraction(count, len(colors))), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        colors, numbers = params["colors"], params["numbers"]
+        j = int(rng.integers(len(colors)))
+        k = int(rng.integers(2, 12))
+        said = (
+            f"The previous spin landed on the {colors[j]} sector numbered {numbers[j]}.",
+            f"The spinner has been used in {k} games so far.",
+            f"The game is played by {k} friends, taking turns.",
+            f"The {colors[j]} paint on the spinner was touched up {k} weeks ago.",
+            f"Last week the spinner landed on a {colors[j]} sector {k} times in a row.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

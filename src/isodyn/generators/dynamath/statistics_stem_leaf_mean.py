@@ -89,10 +89,38 @@ class StemLeafMean(SeedProgram):
         leaves = [sorted(x) for x in leaves]
         params: dict[str, Any] = {"title": title, "noun": noun, "unit": unit, "scale": scale}
         params |= {"stems": stems, "leaves": leaves}
-        mean = sum(values_of(params), Fraction(0)) / count
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("scale", "stems", "leaves")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        vals = values_of(params)
+        mean = sum(vals, Fraction(0)) / len(vals)
         # each form says what it is (plot, LaTeX table, Python list); the question names no medium
-        question = f"What is the mean of the {noun}, in {unit}?"
+        question = f"What is the mean of the {params['noun']}, in {params['unit']}?"
         return Draw(params=params, question=question, answer=fmt_number(mean), solution=solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        noun, stems = params["noun"], params["stems"]
+        k = int(rng.integers(2, 15))
+        said = (
+            f"The {noun} were recorded over {k} days.",
+            f"The plot was drawn by a teacher who has used stem-and-leaf plots for {k} years.",
+            f"A copy of the plot was pinned up in room {k}.",
+            f"{k} more {noun} will be recorded next month, after this plot was made.",
+            f"The row with stem {stems[int(rng.integers(len(stems)))]} was the first one filled in.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # the key carries the scale: `7 | 3` means 730 instead of 73, and the plot keeps its shape
+        scale = Fraction(params["scale"]) * factor
+        return {**params, "scale": fmt_number(scale)}  # "0.1" -> "1" -> "10", as the key writes it
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(v) for v in values_of(params))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -9,6 +9,7 @@ pets, or plain A, B, C).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -161,9 +162,39 @@ class VennCount(SeedProgram):
             expr = expr.replace(placeholder, name)
         counts = [int(rng.integers(0, 11))] + [int(rng.integers(1, 16)) for _ in range(2**k - 1)]
         params = {"context": ctx, "noun": noun, "k": k, "letters": letters, "expr": expr, "counts": counts}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("k", "letters", "expr", "counts")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        k, letters, expr = params["k"], params["letters"], params["expr"]
         total = sum(_counts(params)[r] for r in evaluate(expr, letters, k))
-        question = f"How many {noun} are in the set ${expr}$?"
+        question = f"How many {params['noun']} are in the set ${expr}$?"
         return Draw(params, question, str(total), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        noun, letters = params["noun"], params["letters"]
+        _, topic, _, sets = _CONTEXTS[params["context"]]
+        x = int(rng.integers(params["k"]))
+        n = int(rng.integers(2, 13))
+        said = [
+            f"The diagram was drawn with circles of radius {n} cm.",
+            f"The counts were written into the diagram {n} days after they were collected.",
+            f"The circle for ${letters[x]}$ was drawn first.",
+            f"A similar diagram was made {n} years ago for a different group of {noun}.",
+        ]
+        if topic:
+            said.append(f"The survey about the {topic} took {n} minutes for each of the {noun}.")
+            said.append(f"In the diagram the letter ${letters[x]}$ stands for {sets[x][1]}.")
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        return {**params, "counts": [c * factor for c in params["counts"]]}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(c) for c in params["counts"])
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
