@@ -10,6 +10,7 @@ analysis, independently of the series/parallel formulas used here.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -147,7 +148,8 @@ def circuit_png(tree: dict, values: list[int], symbol: str) -> bytes:
                 )
             )
         xc = x0 + _CELL_W / 2
-        ax.text(xc, y + 0.19, f"R{rid + 1} = {values[rid]} Ω", ha="center", va="bottom", fontsize=11)
+        size = 11 if values[rid] < 1000 else 9  # a scaled value (magnitude) still fits its cell
+        ax.text(xc, y + 0.19, f"R{rid + 1} = {values[rid]} Ω", ha="center", va="bottom", fontsize=size)
 
     def place(ax: Axes, t: dict, x0: float, y: float) -> None:
         """Draw t with its left terminal at (x0, y); it spans its full width at wire height y."""
@@ -234,8 +236,35 @@ class CircuitResistance(SeedProgram):
                 break
         values = [int(v) for v in rng.choice(_VALUES, size=count)]
         params = {"tree": tree, "values": values, "symbol": "zigzag" if rng.random() < 0.5 else "box"}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("tree", "values")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
         question = "What is the equivalent resistance between terminals A and B, in ohms?"
-        return Draw(params, question, fmt_number(resistance(tree, values)), solution_text(params))
+        answer = fmt_number(resistance(params["tree"], params["values"]))
+        return Draw(params, question, answer, solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        n = len(params["values"])
+        i = int(rng.integers(n)) + 1
+        k = int(rng.integers(2, 13))
+        said = (
+            f"A battery of {k} V will later be connected between A and B.",
+            f"The {n} resistors were taken from a box of {k * 10}.",
+            f"R{i} was the last resistor soldered into the circuit.",
+            f"The circuit was built on a breadboard by a student in {k} minutes.",
+            f"Each resistor is rated for up to {k} watts, far more than it will carry here.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        return {**params, "values": [v * factor for v in params["values"]]}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(v) for v in params["values"])
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

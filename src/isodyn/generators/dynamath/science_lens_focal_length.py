@@ -165,8 +165,33 @@ class LensFocalLength(SeedProgram):
             if ok:
                 break
         params = {"d_o": do, "d_i": di, "image": image, "mirrored": bool(rng.random() < 0.4)}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("d_o", "d_i", "image")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
         question = "What is the focal length of the lens, in cm?"
         return Draw(params, question, fmt_number(focal(params)), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        k = int(rng.integers(2, 10))
+        said = (
+            f"The object is {k} cm tall.",
+            f"The lens has a diameter of {k} cm.",
+            f"The experiment was repeated {k} times and gave the same distances each time.",
+            f"The lens is made of glass and was bought {k} years ago.",
+            f"The lens is held in a clamp {k} cm above the bench.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # the ray diagram is drawn to scale, so larger distances give the same picture, relabelled
+        return {**params, "d_o": params["d_o"] * factor, "d_i": params["d_i"] * factor}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return (float(params["d_o"]), float(params["d_i"]))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

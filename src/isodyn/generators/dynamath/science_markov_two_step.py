@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -162,11 +163,35 @@ class MarkovTwoStep(SeedProgram):
                 break
         params["order"] = [int(x) for x in rng.permutation(3)]
         params["apex_up"] = bool(rng.random() < 0.5)
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    # noop only: the numbers are probabilities, which do not scale
+    perturbations = frozenset({"noop"})
+    truth_reads = ("tenths", "query")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        names, (i, j) = params["states"], params["query"]
+        p = probs(params)
+        value = sum(p[i][k] * p[k][j] for k in range(3))
         question = (
             f"The chain starts in state {names[i]}. What is the probability that it is in state {names[j]} "
             f"after exactly two steps?"
         )
         return Draw(params, question, fmt_number(value), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        names = params["states"]
+        name = names[int(rng.integers(3))]
+        k = int(rng.integers(2, 20))
+        said = (
+            f"The transition probabilities were estimated from {k * 10} days of records.",
+            f"The chain was simulated {k} times on a computer to check the diagram.",
+            f"State {name} was the first state added to the model.",
+            f"The model was built by a team of {k} students.",
+            f"Each step of the chain stands for {k} minutes.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -164,10 +164,30 @@ class ProjectileMotion(SeedProgram):
             "quantity": str(rng.choice(list(_QUANTITIES))),
             "g": 9.8 if rng.random() < 0.5 else 10,
         }
-        obj = _CONTEXTS[ctx][1]
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    # noop only: a ball kicked at 300 or 30 000 m/s is no longer the same problem (nor level ground)
+    perturbations = frozenset({"noop"})
+    truth_reads = ("speed", "angle", "reference", "quantity", "g")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        obj = _CONTEXTS[params["context"]][1]
         what, unit = _QUANTITIES[params["quantity"]]
         question = f"Ignoring air resistance, what is {what.format(obj=obj)}, in {unit}?"
         return Draw(params, question, fmt_number(round(value_of(params), 3)), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        obj = _CONTEXTS[params["context"]][1]
+        k = int(rng.integers(2, 10))
+        said = (
+            f"The {obj} was launched at {k} o'clock in the afternoon.",
+            f"The launch was filmed by {k} people standing nearby.",
+            f"It was {k + 12} degrees Celsius and sunny that afternoon.",
+            f"The {obj} is painted {('red', 'white', 'yellow', 'green')[k % 4]}.",
+            f"The same launch was repeated {k} times and looked the same each time.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -10,6 +10,7 @@ c_analyte = c_titrant x V_eq / V_sample (all reactions 1:1).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -160,9 +161,31 @@ class TitrationConcentration(SeedProgram):
             "conc": str(ca),
             "max_ml": 50 if veq <= 35 else 60,
         }
-        formula = _ANALYTES[analyte][1]
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    # noop only: scaling the volumes leaves the concentration as it is, and concentrations x10 are
+    # not real solutions
+    perturbations = frozenset({"noop"})
+    truth_reads = ("analyte", "sample_ml", "titrant_conc", "veq_ml", "conc")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        formula = _ANALYTES[params["analyte"]][1]
+        ca = Fraction(params["titrant_conc"]) * params["veq_ml"] / params["sample_ml"]
         question = f"What is the concentration of {formula} in the sample, in mol/L?"
         return Draw(params, question, fmt_number(ca), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        t_formula = _TITRANT[_ANALYTES[params["analyte"]][2]][1]
+        k = int(rng.integers(2, 6))
+        said = (
+            f"The burette was rinsed {k} times with the {t_formula} solution before use.",
+            f"The sample was prepared {k} hours before the titration.",
+            f"The titration was carried out by a student in {k * 5} minutes.",
+            f"A magnetic stirrer kept the sample mixed at {k * 100} turns per minute.",
+            f"The pH meter was calibrated with {k} buffer solutions that morning.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

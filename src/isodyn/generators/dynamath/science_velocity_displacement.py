@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -103,9 +104,10 @@ def answer_of(params: dict) -> Fraction:
     return sum((abs(x) for x in areas) if kind == "distance" else areas, Fraction(0))
 
 
-def vt_png(points: list[list[int]]) -> bytes:
+def vt_png(points: list[list[int]], unit: int = 1) -> bytes:
+    """The graph with a velocity gridline every `unit` m/s (more than 1 once the velocities are scaled)."""
     ts, vs = [t for t, _ in points], [v for _, v in points]
-    lo, hi = min(0, min(vs)) - 1, max(vs) + 1
+    lo, hi = min(0, min(vs)) - unit, max(vs) + unit
 
     def draw(ax: Axes) -> None:
         ax.plot(ts, vs, color="#d62728", linewidth=2.2, marker="o", markersize=5, zorder=3)
@@ -113,7 +115,7 @@ def vt_png(points: list[list[int]]) -> bytes:
         ax.set_xlim(0, ts[-1] + 0.5)
         ax.set_ylim(lo, hi)
         ax.xaxis.set_major_locator(MultipleLocator(1))
-        ax.yaxis.set_major_locator(MultipleLocator(1))
+        ax.yaxis.set_major_locator(MultipleLocator(unit))
         ax.grid(True, color="0.85", linewidth=0.7)
         ax.set_axisbelow(True)
         ax.tick_params(labelsize=10)
@@ -154,10 +156,37 @@ class VelocityDisplacement(SeedProgram):
             params = {"shape": shape, "points": pts, "kind": kind, "interval": interval}
             if answer_of(params) != 0 and interval[1] - interval[0] >= 2:
                 break
-        a, b = interval
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("points", "kind", "interval")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        (a, b), kind = params["interval"], params["kind"]
         what = "total distance travelled by" if kind == "distance" else "displacement of"
         question = f"What is the {what} the object between t = {a} s and t = {b} s, in metres?"
         return Draw(params, question, fmt_number(answer_of(params)), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        k = int(rng.integers(2, 10))
+        end = params["points"][-1][0]
+        said = (
+            f"The object is a trolley of mass {k} kg.",
+            f"The velocity was recorded by a sensor that takes {k * 10} readings per second.",
+            f"The recording ran for {end} s and was saved {k} minutes later.",
+            f"The experiment was done by a group of {k} students.",
+            f"The graph was printed on a sheet {k + 15} cm wide.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # velocities only: the time grid stays at whole seconds, the velocity grid widens with them
+        points = [[t, v * factor] for t, v in params["points"]]
+        return {**params, "points": points, "v_unit": params.get("v_unit", 1) * factor}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(v) for _, v in params["points"])
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
@@ -167,7 +196,7 @@ class VelocityDisplacement(SeedProgram):
                 f"The image shows the velocity-time graph of an object moving along a straight line from "
                 f"t = 0 s to t = {end} s: straight segments joining the marked points.\n\n{variant.question}"
             )
-            return Representation(modality, text, image_png=vt_png(p["points"]))
+            return Representation(modality, text, image_png=vt_png(p["points"], p.get("v_unit", 1)))
         if modality is Modality.CODE:
             pts = ", ".join(f"({t}, {v})" for t, v in p["points"])
             code = (
