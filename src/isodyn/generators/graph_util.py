@@ -183,3 +183,24 @@ def planar_weighted_layout(
         spots = edge_label_spots(pos, edges)
         if spots is not None:
             return pos, edges, spots
+
+
+def network_noop(edge_count: int, rng: np.random.Generator) -> str:
+    """A sentence about a graph that changes nothing asked of it (issue 41's noop): neutral enough to
+    read well before a question about a drawn graph, its adjacency matrix or a story of towns and roads."""
+    k = int(rng.integers(2, 13))
+    said = (
+        f"This network was first sketched {k} years ago.",
+        f"{k} students were given the same network as an exercise this week.",
+        f"The network has {edge_count} links in total.",
+        f"Drawing the network took about {k} minutes.",
+        f"A copy of the network hangs on the wall of room {k + 100}.",
+    )
+    return said[int(rng.integers(len(said)))]
+
+
+def noop_prefix(params: dict) -> str:
+    """The noop clause and a space, for a text form that asks its own question instead of the
+    variant's (a perturbed variant keeps its clause in params["noop"]); empty when there is none."""
+    clause = params.get("noop")
+    return f"{clause} " if clause else ""

@@ -9,12 +9,13 @@ counts do not tell the classes apart. Classes alternate, so any consecutive vari
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram, format_choices, letter
-from isodyn.generators.graph_util import place_graph
+from isodyn.generators.graph_util import network_noop, noop_prefix, place_graph
 from isodyn.modalities.graphs import (
     DYNAMATH_LOOK,
     adjacency_latex,
@@ -148,8 +149,19 @@ class Bipartite(SeedProgram):
             if pos is not None:
                 break
         params = {"n": n, "edges": edge_list, "pos": pos}
-        ans = 0 if want_bipartite else 1
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("n", "edges")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        _, _, clash = two_colouring(params["n"], params["edges"])
+        ans = 0 if clash is None else 1
         return Draw(params, QUESTION, letter(ans), solution_text(params), CHOICES)
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        return network_noop(len(params["edges"]), rng)
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
@@ -168,7 +180,7 @@ class Bipartite(SeedProgram):
         if modality is Modality.STORY:
             names = city_names(n)
             story = road_story(n, edges, names)
-            question = (
+            question = noop_prefix(p) + (
                 "Can the towns be split into two groups so that every road joins a town of one group "
                 "to a town "
                 "of the other? " + format_choices(variant.choices)

@@ -8,11 +8,13 @@ clusters. Both the structure and the count change between variants.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.generators.graph_util import place_graph
+from isodyn.generators.graph_util import network_noop, noop_prefix, place_graph
 from isodyn.modalities.graphs import (
     DYNAMATH_LOOK,
     adjacency_latex,
@@ -93,8 +95,19 @@ class Components(SeedProgram):
             if pos is not None:
                 break
         params = {"n": n, "edges": edge_list, "pos": pos}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("n", "edges")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
         question = "How many connected components does this graph have?"
-        return Draw(params, question, str(len(components(n, edge_list))), solution_text(params))
+        count = len(components(params["n"], params["edges"]))
+        return Draw(params, question, str(count), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        return network_noop(len(params["edges"]), rng)
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
@@ -115,7 +128,7 @@ class Components(SeedProgram):
         if modality is Modality.STORY:
             names = city_names(n)
             story = road_story(n, edges, names)
-            question = (
+            question = noop_prefix(p) + (
                 "Group the towns so that two towns are in the same group exactly when one can drive "
                 "from one to "
                 "the other using these roads. How many groups are there?"

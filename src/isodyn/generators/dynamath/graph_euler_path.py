@@ -8,6 +8,8 @@ circuit exists (all degrees even), only an Euler path exists (exactly two odd de
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
@@ -125,8 +127,30 @@ class EulerPath(SeedProgram):
             if pos is not None:
                 break
         params = {"n": n, "edges": edges, "pos": pos, "context": ctx}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("n", "edges")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        ctx = params["context"]
         choices = choices_for(ctx)
-        return Draw(params, question_for(ctx, choices), letter(want), solution_text(params, choices), choices)
+        answer = letter(classify(params["n"], params["edges"]))
+        return Draw(params, question_for(ctx, choices), answer, solution_text(params, choices), choices)
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        _, (node, nodes), (edge, edges), _ = _CONTEXTS[params["context"]]
+        name = f"{node.capitalize()} {node_letters(params['n'])[int(rng.integers(params['n']))]}"
+        k = int(rng.integers(2, 13))
+        said = (
+            f"Each {edge} is about {k * 10} metres long.",
+            f"The {nodes} and {edges} were mapped {k} years ago.",
+            f"{name} is the oldest of the {nodes}.",
+            f"The {edges} were last repaired {k} months ago.",
+            f"The map of the {nodes} was drawn by a student in {k} minutes.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -108,8 +108,16 @@ class KruskalEdge(SeedProgram):
             "k": k,
             "answer_format": ANSWER_FORMAT,
         }
-        labels = node_letters(n)
-        trace = kruskal_trace(n, params["edges"], weights)
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("n", "edges", "weights", "k")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        labels = node_letters(params["n"])
+        trace = kruskal_trace(params["n"], params["edges"], params["weights"])
+        k = params["k"]
         kth = [idx for idx, ok in trace if ok][k - 1]
         question = (
             "Kruskal's algorithm is run on this weighted graph to build a minimum spanning tree. "
@@ -117,6 +125,26 @@ class KruskalEdge(SeedProgram):
             f"added {ORDINALS[k - 1]}?"
         )
         return Draw(params, question, edge_name(labels, params["edges"][kth]), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        labels, edges = node_letters(params["n"]), params["edges"]
+        name = edge_name(labels, edges[int(rng.integers(len(edges)))])
+        k = int(rng.integers(2, 13))
+        said = (
+            "The weights are the costs of laying cable, in thousands of dollars.",
+            f"The edge {name} was the last one drawn.",
+            f"The graph was drawn by {k} students working together.",
+            f"A minimum spanning tree of this graph has {params['n'] - 1} edges.",
+            f"The same graph was used in an exam {k} years ago.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # Kruskal's order depends only on the order of the weights, which a factor keeps
+        return {**params, "weights": [w * factor for w in params["weights"]]}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(w) for w in params["weights"])
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -7,11 +7,13 @@ question, all others are white; both the graph and the colour change between var
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
 from isodyn.generators.base import Draw, SeedProgram
-from isodyn.generators.graph_util import place_graph
+from isodyn.generators.graph_util import network_noop, noop_prefix, place_graph
 from isodyn.modalities.graphs import (
     DYNAMATH_LOOK,
     adjacency_latex,
@@ -70,8 +72,25 @@ class NodeDegree(SeedProgram):
                 break
         color = str(rng.choice(_COLOR_NAMES))
         params = {"n": n, "edges": edges, "pos": pos, "query": q, "color": color}
-        question = f"What is the degree of the {color} node?"
-        return Draw(params, question, str(degrees[q]), solution_text(params))
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "rename"})
+    truth_reads = ("n", "edges", "query")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        q = params["query"]
+        degree = sum(q in e for e in params["edges"])
+        question = f"What is the degree of the {params['color']} node?"
+        return Draw(params, question, str(degree), solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        return network_noop(len(params["edges"]), rng)
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # the marked node takes another colour name (and is drawn in it)
+        others = [c for c in _COLOR_NAMES if c != params["color"]]
+        return {**params, "color": str(rng.choice(others))}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
@@ -96,7 +115,8 @@ class NodeDegree(SeedProgram):
         if modality is Modality.STORY:
             names = city_names(n)
             story = road_story(n, edges, names)
-            question = f"How many roads end at {names[q]}?"  # a story has no map to mark a town on
+            # a story has no map to mark a town on
+            question = noop_prefix(p) + f"How many roads end at {names[q]}?"
             text = f"{story}\n\n{question}"
             return Representation(modality, text, extra={"story": story, "names": names})
         raise AssertionError(f"unhandled modality {modality}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from typing import Any
 
 import numpy as np
 
@@ -153,13 +154,42 @@ class ShortestPath(SeedProgram):
             "target": t,
             "answer_format": ANSWER_FORMAT,
         }
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("n", "edges", "weights", "source", "target")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        n, s, t = params["n"], params["source"], params["target"]
         labels = node_letters(n)
+        _, pred, _ = dijkstra(n, params["edges"], params["weights"], s)
         question = (
             f"The weight of each edge is its length. What is the shortest path from node {labels[s]} to node "
             f"{labels[t]}? List its nodes in order."
         )
         answer = "[" + ", ".join(labels[v] for v in path_to(pred, t)) + "]"
         return Draw(params, question, answer, solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        labels, edges = node_letters(params["n"]), params["edges"]
+        a, b = (labels[x] for x in edges[int(rng.integers(len(edges)))])
+        other = labels[int(rng.integers(params["n"]))]
+        k = int(rng.integers(2, 13))
+        said = (
+            "The lengths are measured in kilometres.",
+            f"The edge between {a} and {b} was drawn {k} minutes after the others.",
+            f"Node {other} was the first one placed, {k} centimetres from the edge of the page.",
+            f"The map was drawn by a surveyor in {k} days.",
+            f"The graph has {len(edges)} edges in total.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        return {**params, "weights": [w * factor for w in params["weights"]]}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(w) for w in params["weights"])
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -76,7 +76,7 @@ class BarExtreme(SeedProgram):
 
     def sample(self, rng: np.random.Generator) -> Draw:
         ctx = int(rng.integers(len(_CONTEXTS)))
-        title, _, _, pool, ordered, q_max, q_min, (lo, hi) = _CONTEXTS[ctx]
+        title, _, _, pool, ordered, _, _, (lo, hi) = _CONTEXTS[ctx]
         k = int(rng.integers(4, 7))
         if ordered:  # months / days stay in calendar order
             start = int(rng.integers(len(pool) - k + 1))
@@ -118,7 +118,7 @@ class BarExtreme(SeedProgram):
         cat = cats[int(rng.integers(len(cats)))]
         k = int(rng.integers(2, 13))
         said = (
-            f"The chart \"{params['title']}\" was put on the notice board {k} days after the counts were taken.",
+            f'The chart "{params["title"]}" was put on the notice board {k} days after the count.',
             f"The {cat_label.lower()} {cat} is shown in the chart's usual colour, like all the others.",
             f"The same kind of chart was also made {k} years ago.",
             f"The {val_label.lower()} were counted by a team of {k} volunteers.",

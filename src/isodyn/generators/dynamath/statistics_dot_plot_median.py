@@ -77,7 +77,7 @@ class DotPlotMedian(SeedProgram):
 
     def sample(self, rng: np.random.Generator) -> Draw:
         ctx = int(rng.integers(len(_CONTEXTS)))
-        _, _, noun, _, _, (lo, hi) = _CONTEXTS[ctx]
+        _, _, _, _, _, (lo, hi) = _CONTEXTS[ctx]
         values = list(range(lo, hi + 1))
         while True:
             freqs = [int(f) for f in rng.integers(0, 8, size=len(values))]
@@ -97,7 +97,7 @@ class DotPlotMedian(SeedProgram):
         return Draw(params, question, fmt_number(median_of(params)), solution_text(params))
 
     def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
-        title, _, _, who, (_, many), _ = _CONTEXTS[params["context"]]
+        _, _, _, who, (_, many), _ = _CONTEXTS[params["context"]]
         k = int(rng.integers(2, 12))
         day = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")[int(rng.integers(5))]
         said = (
