@@ -33,7 +33,13 @@ def nice_step(top: float, max_ticks: int = 10) -> float:
     for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000):
         if top / step <= max_ticks:
             return step
-    return 10 ** math.ceil(math.log10(top))
+    # larger values (a magnitude perturbation): the same 1, 2, 2.5, 5 pattern at every power of ten
+    power = 1000
+    while True:
+        power *= 10
+        for mult in (1, 2, 2.5, 5):
+            if top / (mult * power) <= max_ticks:
+                return int(mult * power)
 
 
 def bar_chart_png(
