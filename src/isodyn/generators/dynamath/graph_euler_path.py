@@ -140,11 +140,11 @@ class EulerPath(SeedProgram):
         return Draw(params, question_for(ctx, choices), answer, solution_text(params, choices), choices)
 
     def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
-        _, (node, nodes), (edge, edges), _ = _CONTEXTS[params["context"]]
+        _, (node, nodes), (_, edges), _ = _CONTEXTS[params["context"]]
         name = f"{node.capitalize()} {node_letters(params['n'])[int(rng.integers(params['n']))]}"
         k = int(rng.integers(2, 13))
         said = (
-            f"Each {edge} is about {k * 10} metres long.",
+            f"The map of the {edges} was updated {k} weeks ago.",
             f"The {nodes} and {edges} were mapped {k} years ago.",
             f"{name} is the oldest of the {nodes}.",
             f"The {edges} were last repaired {k} months ago.",
