@@ -146,7 +146,11 @@ class FractionShapes(SeedProgram):
             f"shaded {params['color']}? " + format_choices(CHOICES)
         )
         return Draw(
-            params=params, question=question, answer=letter(best), solution=solution_text(params), choices=CHOICES
+            params=params,
+            question=question,
+            answer=letter(best),
+            solution=solution_text(params),
+            choices=CHOICES,
         )
 
     def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:

@@ -143,10 +143,10 @@ class MoneyChange(SeedProgram):
     truth_reads = ("items", "payment")
 
     def redraw(self, params: dict[str, Any]) -> Draw:
-        cur = params["currency"]
+        cur, buyer = params["currency"], params["buyer"]
         question = (
-            f"{params['buyer']} buys {bought_text(params)} at {params['place']} and pays with this money. How "
-            f"much change, in {cur}, should {params['buyer']} get back?"
+            f"{buyer} buys {bought_text(params)} at {params['place']} and pays with this money. How much "
+            f"change, in {cur}, should {buyer} get back?"
         )
         return Draw(
             params=params,
@@ -284,10 +284,7 @@ class MoneyChange(SeedProgram):
             return Representation(modality, text, image_png=image)
         if modality is Modality.STORY:
             prices = join_words(
-                [
-                    f"{article(one)} {one} costs {fmt_money(c, cur)}"
-                    for one, _, _, c in p["items"]
-                ]
+                [f"{article(one)} {one} costs {fmt_money(c, cur)}" for one, _, _, c in p["items"]]
             )
             story = f"At {p['place']}, {prices}. {p['buyer']} hands over {paid_text(p)}."
             return Representation(modality, f"{story}\n\n{variant.question}", extra={"story": story})

@@ -129,9 +129,10 @@ class LockCode(SeedProgram):
     truth_reads = ("code", "clues")
 
     def redraw(self, params: dict[str, Any]) -> Draw:
+        what = params["context"]
         question = (
-            f"The {params['context']} opens with a three-digit code whose digits are all different (the first "
-            "digit may be 0). Using the hints, what is the code?"
+            f"The {what} opens with a three-digit code whose digits are all different (the first digit may "
+            "be 0). Using the hints, what is the code?"
         )
         return Draw(params=params, question=question, answer=params["code"], solution=solution_text(params))
 

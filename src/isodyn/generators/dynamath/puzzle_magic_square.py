@@ -161,8 +161,9 @@ class MagicSquare(SeedProgram):
 
     def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
         hidden = {tuple(c) for c in params["hidden"]}
+        square = params["square"]
         return tuple(
-            float(v) for r, row in enumerate(params["square"]) for c, v in enumerate(row) if (r, c) not in hidden
+            float(v) for r, row in enumerate(square) for c, v in enumerate(row) if (r, c) not in hidden
         )
 
     @staticmethod
