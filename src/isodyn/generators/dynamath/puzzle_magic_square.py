@@ -183,6 +183,9 @@ class MagicSquare(SeedProgram):
         if modality is Modality.IMAGE:
             labels = {(r, c): t for r, row in enumerate(grid) for c, t in enumerate(row) if t}
             ar, ac = p["asked"]
+            # Scaled squares (magnitude) have long numbers: shrink them to fit a cell (4.2 in / n wide).
+            longest = max(len(t) for t in labels.values())
+            fontsize = min(20, 395 // (n * longest))
 
             def draw(ax: Axes) -> None:
                 ax.set_xlim(-0.1, n + 0.1)
@@ -195,7 +198,7 @@ class MagicSquare(SeedProgram):
                     n,
                     fills={(ar, ac): "#ffe9a8"},
                     labels=labels,
-                    fontsize=20,
+                    fontsize=fontsize,
                     lw=2.2,
                     label_colors={(ar, ac): "#c0392b"},
                 )
