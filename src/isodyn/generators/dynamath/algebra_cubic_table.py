@@ -9,6 +9,7 @@ does which one is asked (symbolic substitution). The worked solution eliminates 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -126,14 +127,55 @@ class CubicTable(SeedProgram):
         # The constant term is only asked when it cannot be read off at x = 0.
         asked = int(rng.integers(4)) if 0 not in xs else int(rng.integers(3))
         params = {"coeffs": coeffs, "xs": xs, "ys": ys, "names": names, "asked": asked}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("coeffs", "xs", "ys", "asked")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        names, asked = params["names"], params["asked"]
         question = (
             # the same words under a picture, a LaTeX array and a Python dict: no "table" here
             f"The function $f$ is the cubic polynomial ${form_latex(names)}$. What is the value of "
             f"${names[asked]}$?"
         )
         return Draw(
-            params=params, question=question, answer=str(coeffs[asked]), solution=solution_text(params)
+            params=params,
+            question=question,
+            answer=str(params["coeffs"][asked]),
+            solution=solution_text(params),
         )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        a, b, c, d = params["names"]
+        n = int(rng.integers(2, 12))
+        said = (
+            f"A student worked out these {len(params['xs'])} values of $f$ by hand in {n} minutes.",
+            f"The same cubic comes back in exercise {n} of the worksheet, where its graph is sketched.",
+            f"The letters ${a}, {b}, {c}, {d}$ were picked by the teacher; any other letters would do.",
+            f"Last week the class met a quadratic whose values were tabulated at {n} points.",
+            f"The values of $f$ were checked twice with a calculator, {n} minutes apart.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # f is linear in its coefficients: scaling them all scales every value (still integers).
+        return {
+            **params,
+            "coeffs": [c * factor for c in params["coeffs"]],
+            "ys": [y * factor for y in params["ys"]],
+        }
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(y) for y in params["ys"])
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # Another letter set, or one read backwards (then the letter asked for "d" may be the leading
+        # coefficient, which suggests the constant term).
+        pool = [list(s) for s in NAME_SETS] + [list(reversed(s)) for s in NAME_SETS]
+        others = [s for s in pool if s != params["names"]]
+        return {**params, "names": others[int(rng.integers(len(others)))]}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -8,6 +8,8 @@ the notation (nested brackets or the ∘ operator); the tables vary numerically.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from isodyn.core import AnswerType, Level, Modality, Representation, Topic, Variant, VariationType
@@ -98,13 +100,53 @@ class FunctionComposition(SeedProgram):
             "terms": [[chain, arg] for chain, arg in terms],
             "query": " + ".join(term_code(chain, arg) for chain, arg in terms),
         }
-        names = {"f": names_pair[0], "g": names_pair[1]}
-        expr = " + ".join(term_latex(chain, arg, names, notation) for chain, arg in terms)
-        question = (
-            f"Using the values of ${names_pair[0]}$ and ${names_pair[1]}$ given above, what is ${expr}$?"
-        )
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("xs", "f", "g", "terms")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        fn, gn = params["names"]
+        names = {"f": fn, "g": gn}
+        expr = " + ".join(term_latex(chain, arg, names, params["notation"]) for chain, arg in params["terms"])
+        question = f"Using the values of ${fn}$ and ${gn}$ given above, what is ${expr}$?"
         total, solution = self._solve(params)
         return Draw(params=params, question=question, answer=str(total), solution=solution)
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        fn, gn = params["names"]
+        x = int(rng.choice(params["xs"]))
+        n = int(rng.integers(2, 10))
+        said = (
+            f"Both ${fn}$ and ${gn}$ were recorded by a student during a lab session lasting {n} hours.",
+            f"The table of ${gn}$ was typed in first, {n} minutes before the one of ${fn}$.",
+            f"A classmate looked up ${fn}({x})$ first, just to get used to reading the table.",
+            f"The same two functions appear again in exercise {n}, with a longer table.",
+            f"The graphs of ${fn}$ and ${gn}$ were drawn on the board {n} days ago.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # Every input and value times factor: the lookups are the same cells, each result times factor.
+        terms = [[chain, arg * factor] for chain, arg in params["terms"]]
+        return {
+            **params,
+            "xs": [x * factor for x in params["xs"]],
+            "f": [y * factor for y in params["f"]],
+            "g": [y * factor for y in params["g"]],
+            "terms": terms,
+            "query": " + ".join(term_code(chain, arg) for chain, arg in terms),
+        }
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(v) for v in (*params["xs"], *params["f"], *params["g"]))
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # Another pair of names, sometimes the swapped pair (the first table then is called g).
+        pool = [list(pair) for pair in NAME_PAIRS] + [list(reversed(pair)) for pair in NAME_PAIRS]
+        others = [pair for pair in pool if pair != params["names"]]
+        return {**params, "names": others[int(rng.integers(len(others)))]}
 
     @staticmethod
     def _solve(p: dict) -> tuple[int, str]:

@@ -9,6 +9,7 @@ chart is drawn with vertical or horizontal bars (geometric transformation) in on
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -113,6 +114,15 @@ class GeometricBars(SeedProgram):
             "color": color,
             "values": [fmt_num(t) for t in terms(first, ratio, shown)],
         }
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("first", "ratio", "ask", "n")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        first, ratio, n = params["first"], Fraction(params["ratio"]), params["n"]
+        ask = params["ask"]
         value = first * ratio ** (n - 1) if ask == "term" else sum(terms(first, ratio, n), Fraction(0))
         target = (
             f"the {n}th term $a_{{{n}}}$"
@@ -120,10 +130,31 @@ class GeometricBars(SeedProgram):
             else f"the sum of the first {n} terms, $a_1 + \\dots + a_{{{n}}}$"
         )
         question = (
-            f"The {color} bars show the first {shown} terms $a_1, a_2, \\dots$ of a geometric sequence. What "
-            f"is {target}?"
+            f"The {params['color']} bars show the first {params['shown']} terms $a_1, a_2, \\dots$ of a "
+            f"geometric sequence. What is {target}?"
         )
         return Draw(params=params, question=question, answer=fmt_num(value), solution=solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        color, shown = params["color"], params["shown"]
+        k = int(rng.integers(2, 12))
+        said = (
+            f"The {color} colour of the bars was picked so the chart reads well on a projector.",
+            f"The same sequence comes back in exercise {k} of the chapter on sequences.",
+            f"A student spotted the common ratio after looking at the chart for {k} seconds.",
+            f"Another geometric sequence on the same worksheet starts with {k}, but it is not the one shown.",
+            f"The chart shows only {shown} bars because the page had room for no more.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # The first term times factor multiplies every term (and the asked term or sum) by factor.
+        first = params["first"] * factor
+        values = [fmt_num(t) for t in terms(first, Fraction(params["ratio"]), params["shown"])]
+        return {**params, "first": first, "values": values}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(Fraction(v)) for v in params["values"])
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

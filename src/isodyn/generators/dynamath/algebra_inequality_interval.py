@@ -8,6 +8,8 @@ and is always chosen so the solution is a single bounded interval; every endpoin
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import sympy as sp
 from matplotlib.axes import Axes
@@ -165,14 +167,35 @@ class InequalityInterval(SeedProgram):
 
     def sample(self, rng: np.random.Generator) -> Draw:
         p = _sample_params(rng)
-        lo, hi, lc, rc = solve(p)
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("family", "k", "u", "v", "sign")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        lo, hi, lc, rc = solve(params)
         question = (
-            f"The function $f$ has the form ${FORMS[p['family']]}$ for some constants $k, a, b$. Solve the "
-            f"inequality $f(x) {SIGN_LATEX[p['sign']]} 0$ and give the solution set as an interval."
+            f"The function $f$ has the form ${FORMS[params['family']]}$ for some constants $k, a, b$. Solve "
+            f"the inequality $f(x) {SIGN_LATEX[params['sign']]} 0$ and give the solution set as an interval."
         )
         return Draw(
-            params=p, question=question, answer=interval_text(lo, hi, lc, rc), solution=solution_text(p)
+            params=params,
+            question=question,
+            answer=interval_text(lo, hi, lc, rc),
+            solution=solution_text(params),
         )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        k = int(rng.integers(2, 12))
+        said = (
+            f"This inequality is exercise {k} on the worksheet.",
+            f"The same function $f$ comes back in exercise {k + 1}, where its derivative is asked.",
+            f"Plotting $f$ on a graphing calculator takes about {k} seconds.",
+            f"A classmate solved a similar inequality last week in {k} minutes.",
+            f"The teacher chose the constants $k$, $a$ and $b$ from a list of {k + 10} sets.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

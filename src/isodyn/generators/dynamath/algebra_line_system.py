@@ -8,6 +8,7 @@ colours vary and the question names them (colour variation); the points vary (nu
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -155,35 +156,84 @@ class LineSystem(SeedProgram):
             break
         colors = pick_colors(rng, 2)
         params = {"line1": l1, "line2": l2, "colors": colors, "answer_format": ANSWER_FORMAT}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("line1", "line2")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        colors = params["colors"]
         question = (
             f"The {colors[0]} line and the {colors[1]} line are the graphs of the two equations of a linear "
             "system in $x$ and $y$. What is the solution $(x, y)$ of the system?"
         )
+        meet = intersection(params["line1"], params["line2"])
+        assert meet is not None, "the sampler draws lines that meet"
+        x, y = meet
         return Draw(params, question, f"({fmt_num(x)}, {fmt_num(y)})", solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        c1, c2 = params["colors"]
+        k = int(rng.integers(2, 12))
+        said = (
+            f"The {c1} line was drawn first, {k} seconds before the {c2} one.",
+            f"The teacher chose {c1} and {c2} so the two lines are easy to tell apart.",
+            f"This system is exercise {k} on the worksheet.",
+            f"{k} students in the class solved a similar system by substitution rather than elimination.",
+            f"The {c2} line was drawn with a ruler {k + 10} cm long.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # Every coordinate times factor moves the crossing to factor times it; `unit` widens the axes.
+        def grown(line: list[list[int]]) -> list[list[int]]:
+            return [[x * factor, y * factor] for x, y in line]
+
+        return {
+            **params,
+            "line1": grown(params["line1"]),
+            "line2": grown(params["line2"]),
+            "unit": params.get("unit", 1) * factor,
+        }
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(v) for line in (params["line1"], params["line2"]) for pt in line for v in pt)
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # Two other colours, or the same two swapped between the lines.
+        if rng.random() < 0.3:
+            return {**params, "colors": list(reversed(params["colors"]))}
+        while True:
+            colors = pick_colors(rng, 2)
+            if set(colors) != set(params["colors"]):
+                return {**params, "colors": colors}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
         lines = [(p["colors"][0], p["line1"]), (p["colors"][1], p["line2"])]
         if modality is Modality.IMAGE:
+            unit = p.get("unit", 1)  # magnitude: the coordinates and the axes grow together
+            lim, step = LIM * unit, unit if unit == 1 else 2 * unit
 
             def draw(ax: Axes) -> None:
-                integer_ticks(ax, (-LIM, LIM), (-LIM, LIM))
+                integer_ticks(ax, (-lim, lim), (-lim, lim), step=step)
                 ax.set_aspect("equal")
                 for color, ((x1, y1), (x2, y2)) in lines:
                     hexc = PALETTE[color]
                     if x1 == x2:
-                        ax.plot([x1, x1], [-LIM, LIM], color=hexc, lw=2.2)
+                        ax.plot([x1, x1], [-lim, lim], color=hexc, lw=2.2)
                     else:
                         m = (y2 - y1) / (x2 - x1)
-                        xs = np.array([-LIM, LIM], dtype=float)
+                        xs = np.array([-lim, lim], dtype=float)
                         ax.plot(xs, y1 + m * (xs - x1), color=hexc, lw=2.2)
                     for px, py in ((x1, y1), (x2, y2)):
                         ax.plot([px], [py], "o", color=hexc, markersize=7, markeredgecolor="black", zorder=5)
-                        dx = -8 if px > 3 else 8
+                        dx = -8 if px > 3 * unit else 8
                         ax.annotate(
                             f"({px}, {py})",
                             (px, py),
-                            xytext=(dx, 8 if py < 5 else -14),
+                            xytext=(dx, 8 if py < 5 * unit else -14),
                             textcoords="offset points",
                             ha="right" if dx < 0 else "left",
                             fontsize=10,

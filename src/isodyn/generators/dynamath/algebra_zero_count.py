@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -233,12 +234,32 @@ class ZeroCount(SeedProgram):
             p = _sample_params(rng)
             if _legible(p):
                 break
-        lo, hi = p["domain"]
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("family", "domain", "roots", "quad", "k", "A", "omega", "phase", "h", "s", "c")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        lo, hi = params["domain"]
         question = (
             f"How many zeros does the function $f$ have on the interval $[{lo}, {hi}]$? (A zero is an $x$ "
             "with $f(x) = 0$.)"
         )
-        return Draw(params=p, question=question, answer=str(len(zeros(p))), solution=solution_text(p))
+        return Draw(
+            params=params, question=question, answer=str(len(zeros(params))), solution=solution_text(params)
+        )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        k = int(rng.integers(2, 12))
+        said = (
+            f"This function is exercise {k} in a chapter on graphs of functions.",
+            f"A plotting program evaluates $f$ at {k * 100} points to draw its graph.",
+            f"Yesterday a student counted the zeros of a different function in {k} minutes.",
+            f"The teacher chose $f$ from a list of {k + 10} functions.",
+            f"The same function $f$ comes back in exercise {k + 1}, where its maximum is asked.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

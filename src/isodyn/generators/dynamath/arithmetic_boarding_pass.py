@@ -9,6 +9,7 @@ clock notation. Numerical: the times themselves.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -185,11 +186,43 @@ class BoardingPass(SeedProgram):
             "clock": "24h" if rng.random() < 0.5 else "12h",
             "answer_format": ANSWER_FORMAT,
         }
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "rename"})
+    truth_reads = ("from_offset", "to_offset", "dep_h", "dep_m", "duration")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
         question = (
             "According to the boarding pass, how long does the flight take, in hours and minutes? Departure "
             "and arrival are local times at each airport, with the airport's UTC offset shown."
         )
-        return Draw(params=p, question=question, answer=duration_text(duration), solution=solution_text(p))
+        return Draw(
+            params=params,
+            question=question,
+            answer=duration_text(params["duration"]),
+            solution=solution_text(params),
+        )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        airline, city = params["airline"], params["from_city"]
+        k = int(rng.integers(2, 9))
+        said = (
+            f"The passenger checked {k} bags at the airport in {city}.",
+            f"The passenger has flown with {airline} {k} times before.",
+            f"The aircraft on this route has {k * 30} seats.",
+            f"Gate {params['gate']} is about {k * 100} metres from the security check.",
+            f"{airline} prints its boarding passes on {k} different colours of paper.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # Another passenger and airline (the flight number keeps its digits, takes the new code).
+        passenger = str(rng.choice([x for x in PASSENGERS if x != params["passenger"]]))
+        others = [a for a in AIRLINES if a[0] != params["airline"]]
+        airline, code, _ = others[int(rng.integers(len(others)))]
+        flight = f"{code} {params['flight'].split()[1]}"
+        return {**params, "passenger": passenger, "airline": airline, "flight": flight}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

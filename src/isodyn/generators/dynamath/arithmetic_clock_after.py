@@ -7,6 +7,8 @@ Numerical: the time shown and the elapsed time (which may cross 12 o'clock).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 
@@ -141,14 +143,33 @@ class ClockAfter(SeedProgram):
             "numerals": numerals,
             "answer_format": ANSWER_FORMAT,
         }
-        sign, template = CONTEXTS[context]
-        answer = clock_time((hour % 12) * 60 + minute + sign * delta)
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("hour", "minute", "delta", "context")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        sign, template = CONTEXTS[params["context"]]
+        delta = params["delta"]
+        answer = clock_time((params["hour"] % 12) * 60 + params["minute"] + sign * delta)
         return Draw(
-            params=p,
+            params=params,
             question=template.format(d=duration_words(delta)),
             answer=answer,
-            solution=solution_text(p),
+            solution=solution_text(params),
         )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        k = int(rng.integers(2, 9))
+        said = (
+            f"The clock was a present from a friend {k} years ago.",
+            f"The clock hangs on a wall about {k} metres from the window.",
+            f"The battery of the clock was changed {k} weeks ago, and it keeps good time.",
+            f"The room where the clock hangs has {k} windows.",
+            f"The clock cost {k * 5} dollars in a second-hand shop.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -131,14 +131,39 @@ class FractionShapes(SeedProgram):
         color, other = pick_colors(rng, 2, SHADE_COLORS)
         extreme = "largest" if rng.random() < 0.6 else "smallest"
         p = {"shapes": shapes, "color": color, "other_color": other, "extreme": extreme}
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("shapes", "extreme")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        shapes, extreme = params["shapes"], params["extreme"]
+        fracs = [Fraction(len(s["main"]), parts(s)) for s in shapes]
         best = fracs.index(max(fracs) if extreme == "largest" else min(fracs))
         question = (
             f"Each shape is divided into equal parts. Which shape has the {extreme} fraction of its area "
-            f"shaded {color}? " + format_choices(CHOICES)
+            f"shaded {params['color']}? " + format_choices(CHOICES)
         )
         return Draw(
-            params=p, question=question, answer=letter(best), solution=solution_text(p), choices=CHOICES
+            params=params,
+            question=question,
+            answer=letter(best),
+            solution=solution_text(params),
+            choices=CHOICES,
         )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        color, other = params["color"], params["other_color"]
+        k = int(rng.integers(2, 9))
+        said = (
+            f"The {other} parts were coloured in first, {k} minutes before the {color} ones.",
+            f"A pupil needed {k} minutes to colour all four shapes.",
+            f"The four shapes were cut out of card {k} mm thick.",
+            f"The shapes hang on the classroom wall next to {k} other drawings.",
+            f"The {color} pencil used for the shading was {k + 8} cm long.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

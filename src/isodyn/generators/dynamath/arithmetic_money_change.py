@@ -59,7 +59,8 @@ def paid_text(p: dict) -> str:
     counts: dict[int, int] = {}
     for v in p["payment"]:
         counts[v] = counts.get(v, 0) + 1
-    kind = {v: ("note" if v in CURRENCIES[cur][0] else "coin") for v in counts}
+    scale = p.get("scale", 1)  # a magnitude perturbation scales the notes and coins too
+    kind = {v: ("note" if v // scale in CURRENCIES[cur][0] else "coin") for v in counts}
     parts = [
         f"{'one' if n == 1 else n} {money_text(v, cur)} {kind[v]}{'s' if n > 1 else ''}"
         for v, n in sorted(counts.items(), reverse=True)
@@ -135,23 +136,66 @@ class MoneyChange(SeedProgram):
                 "place": str(rng.choice(PLACES)),
             }
         )
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("items", "payment")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        cur, buyer = params["currency"], params["buyer"]
         question = (
-            f"{p['buyer']} buys {bought_text(p)} at {p['place']} and pays with this money. How much "
-            f"change, in {cur}, should {p['buyer']} get back?"
+            f"{buyer} buys {bought_text(params)} at {params['place']} and pays with this money. How much "
+            f"change, in {cur}, should {buyer} get back?"
         )
         return Draw(
-            params=p,
+            params=params,
             question=question,
-            answer=cents_answer(sum(payment) - cost(p)),
-            solution=solution_text(p),
+            answer=cents_answer(sum(params["payment"]) - cost(params)),
+            solution=solution_text(params),
         )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        buyer, place = params["buyer"], params["place"]
+        one, many, _, _ = params["items"][int(rng.integers(len(params["items"])))]
+        k = int(rng.integers(2, 9))
+        said = (
+            f"{buyer} has been saving pocket money for {k} weeks.",
+            f"The {many} at {place} are restocked every {k} days.",
+            f"{buyer} came to {place} with {k} friends, who did not buy anything.",
+            f"The price tags at {place} were written by hand {k} days ago.",
+            f"{buyer} has bought {article(one)} {one} there before, {k} months ago.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # Prices and the notes and coins handed over all times factor: the payment stays "sensible"
+        # (no note could be dropped), and `scale` keeps telling notes from coins.
+        return {
+            **params,
+            "items": [[one, many, q, c * factor] for one, many, q, c in params["items"]],
+            "payment": [v * factor for v in params["payment"]],
+            "scale": params.get("scale", 1) * factor,
+        }
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(c / 100 for *_, c in params["items"]) + tuple(v / 100 for v in params["payment"])
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # Other buyers, places and goods; sometimes an item called "free", which it is not.
+        pool = [(one, many) for one, many, _ in ITEMS] + [("free sticker", "free stickers")]
+        picks = rng.choice(len(pool), size=len(params["items"]), replace=False)
+        items = [[*pool[int(k)], q, c] for k, (_, _, q, c) in zip(picks, params["items"], strict=True)]
+        buyer = str(rng.choice([b for b in BUYERS if b != params["buyer"]]))
+        place = str(rng.choice([pl for pl in PLACES if pl != params["place"]]))
+        return {**params, "items": items, "buyer": buyer, "place": place}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
         cur = p["currency"]
         if modality is Modality.IMAGE:
             n = len(p["items"])
-            notes = CURRENCIES[cur][0]
+            notes = [v * p.get("scale", 1) for v in CURRENCIES[cur][0]]
 
             def draw(ax: Axes) -> None:
                 blank(ax, (0, 9), (0, 5))
@@ -240,10 +284,7 @@ class MoneyChange(SeedProgram):
             return Representation(modality, text, image_png=image)
         if modality is Modality.STORY:
             prices = join_words(
-                [
-                    f"{article(one)} {one} costs {fmt_money(c, cur)}"
-                    for one, _, _, c in p["items"]
-                ]
+                [f"{article(one)} {one} costs {fmt_money(c, cur)}" for one, _, _, c in p["items"]]
             )
             story = f"At {p['place']}, {prices}. {p['buyer']} hands over {paid_text(p)}."
             return Representation(modality, f"{story}\n\n{variant.question}", extra={"story": story})

@@ -152,11 +152,35 @@ class RulerLength(SeedProgram):
         unit = str(rng.choice(list(UNITS)))
         obj = OBJECTS[int(rng.integers(len(OBJECTS)))]
         p = {"start_mm": start, "end_mm": end, "unit": unit, "object": obj}
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "rename"})
+    truth_reads = ("start_mm", "end_mm", "unit")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        unit = params["unit"]
         extra = " (1 inch = 2.54 cm)" if unit == "in" else ""
         rounding = " Round to two decimal places." if unit == "in" else ""
-        question = f"How long is the {obj}, in {UNITS[unit][0]}{extra}?{rounding}"
-        answer = answer_text(end - start, unit)
-        return Draw(params=p, question=question, answer=answer, solution=solution_text(p))
+        question = f"How long is the {params['object']}, in {UNITS[unit][0]}{extra}?{rounding}"
+        answer = answer_text(params["end_mm"] - params["start_mm"], unit)
+        return Draw(params=params, question=question, answer=answer, solution=solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        obj = params["object"]
+        k = int(rng.integers(2, 9))
+        said = (
+            f"The {obj} was bought {k} days ago.",
+            f"The ruler is made of clear plastic and is {k} mm thick.",
+            f"The {obj} weighs about {k} grams.",
+            f"There are {k} more rulers like this one in the classroom drawer.",
+            f"The {obj} and the ruler lie on a desk by the window, {k} minutes before lunch.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # Another object (it is drawn as that object, between the same two marks).
+        return {**params, "object": str(rng.choice([o for o in OBJECTS if o != params["object"]]))}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

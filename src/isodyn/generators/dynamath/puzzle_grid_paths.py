@@ -8,6 +8,8 @@ blocked cells; the count is solved in the worked solution by the usual "add the 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 
@@ -101,12 +103,32 @@ class GridPaths(SeedProgram):
             total = ways_table(p)[e[0]][e[1]]
             if 2 <= total <= 400:
                 break
-        moves = "right or up" if direction == "up" else "right or down"
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("rows", "cols", "direction", "blocked")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        moves = "right or up" if params["direction"] == "up" else "right or down"
         question = (
             f"A token moves from the start cell S to the end cell E one cell at a time, only {moves}, and "
             "may not enter a black cell. How many different paths can it take?"
         )
-        return Draw(params=p, question=question, answer=str(total), solution=solution_text(p))
+        _, e = endpoints(params)
+        total = ways_table(params)[e[0]][e[1]]
+        return Draw(params=params, question=question, answer=str(total), solution=solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        k = int(rng.integers(2, 10))
+        said = (
+            f"Each cell of the grid is {k} cm wide.",
+            f"This puzzle is number {k} in the book.",
+            f"A pupil traced one of the paths with a pencil in {k} seconds.",
+            f"The grid was drawn on squared paper {k} days ago.",
+            f"The token is a wooden counter about {k} mm across.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     @staticmethod
     def rows_text(p: dict) -> list[str]:

@@ -9,6 +9,7 @@ The answer is text: the three digits, e.g. `042`.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -121,11 +122,34 @@ class LockCode(SeedProgram):
             "context": str(rng.choice(CONTEXTS)),
             "answer_format": ANSWER_FORMAT,
         }
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "rename"})
+    truth_reads = ("code", "clues")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        what = params["context"]
         question = (
-            f"The {p['context']} opens with a three-digit code whose digits are all different (the first "
-            "digit may be 0). Using the hints, what is the code?"
+            f"The {what} opens with a three-digit code whose digits are all different (the first digit may "
+            "be 0). Using the hints, what is the code?"
         )
-        return Draw(params=p, question=question, answer=code, solution=solution_text(p))
+        return Draw(params=params, question=question, answer=params["code"], solution=solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        what = params["context"]
+        k = int(rng.integers(2, 9))
+        said = (
+            f"The {what} was bought {k} years ago.",
+            f"The {what} has stayed locked for {k} days.",
+            f"{k} friends have already tried to open the {what}.",
+            f"The hints were written on a note left next to the {what}.",
+            f"The {what} weighs about {k * 100} grams.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        return {**params, "context": str(rng.choice([c for c in CONTEXTS if c != params["context"]]))}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

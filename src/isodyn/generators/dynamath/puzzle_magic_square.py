@@ -9,6 +9,8 @@ line that gives the magic sum.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 
@@ -122,12 +124,46 @@ class MagicSquare(SeedProgram):
             if asked in found and found.index(asked) >= 1:
                 break
         p = {"n": n, "square": square, "hidden": sorted([list(c) for c in hidden]), "asked": list(asked)}
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("square", "hidden", "asked")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        square, asked = params["square"], params["asked"]
         question = (
             "In this magic square, every row, every column and both main diagonals have the same sum. Which "
             "number goes in the cell marked with a question mark?"
         )
         return Draw(
-            params=p, question=question, answer=str(square[asked[0]][asked[1]]), solution=solution_text(p)
+            params=params,
+            question=question,
+            answer=str(square[asked[0]][asked[1]]),
+            solution=solution_text(params),
+        )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        n = params["n"]
+        k = int(rng.integers(3, 20))
+        said = (
+            f"Magic squares have been drawn and studied for more than {k} hundred years.",
+            f"The square was printed on page {k} of a puzzle book.",
+            f"A student completed a different {n} x {n} magic square yesterday in {k} minutes.",
+            f"Each cell of the square is {k} mm wide on the printed page.",
+            f"The puzzle book this square comes from has {k * 5} magic squares in it.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # A magic square times a factor is still magic; every cell, the sum and the '?' scale.
+        return {**params, "square": [[v * factor for v in row] for row in params["square"]]}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        hidden = {tuple(c) for c in params["hidden"]}
+        square = params["square"]
+        return tuple(
+            float(v) for r, row in enumerate(square) for c, v in enumerate(row) if (r, c) not in hidden
         )
 
     @staticmethod
@@ -147,6 +183,9 @@ class MagicSquare(SeedProgram):
         if modality is Modality.IMAGE:
             labels = {(r, c): t for r, row in enumerate(grid) for c, t in enumerate(row) if t}
             ar, ac = p["asked"]
+            # Scaled squares (magnitude) have long numbers: shrink them to fit a cell (4.2 in / n wide).
+            longest = max(len(t) for t in labels.values())
+            fontsize = min(20, 395 // (n * longest))
 
             def draw(ax: Axes) -> None:
                 ax.set_xlim(-0.1, n + 0.1)
@@ -159,7 +198,7 @@ class MagicSquare(SeedProgram):
                     n,
                     fills={(ar, ac): "#ffe9a8"},
                     labels=labels,
-                    fontsize=20,
+                    fontsize=fontsize,
                     lw=2.2,
                     label_colors={(ar, ac): "#c0392b"},
                 )

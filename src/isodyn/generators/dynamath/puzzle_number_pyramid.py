@@ -8,6 +8,8 @@ Numerical variation: the bottom row. Rows are listed top to bottom; row r has r 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 
@@ -106,13 +108,40 @@ class NumberPyramid(SeedProgram):
                 break
         shown = [[list(c), values[c[0]][c[1]]] for c in sorted(given)]
         p = {"rows": n, "bottom": bottom, "shown": shown, "asked": list(asked)}
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("rows", "bottom", "asked")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        asked = params["asked"]
         question = (
             "In this number pyramid, each brick is the sum of the two bricks directly below it. Which number "
             "goes in the brick marked with a question mark?"
         )
-        return Draw(
-            params=p, question=question, answer=str(values[asked[0]][asked[1]]), solution=solution_text(p)
+        value = build(params["bottom"])[asked[0]][asked[1]]
+        return Draw(params=params, question=question, answer=str(value), solution=solution_text(params))
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        n = params["rows"]
+        k = int(rng.integers(2, 15))
+        said = (
+            f"The pyramid was built by a class of {k + 15} pupils as a warm-up puzzle.",
+            f"Each brick of the pyramid is drawn {k} cm wide on the classroom poster.",
+            f"A bigger pyramid with {n + 1} rows is the next puzzle on the sheet.",
+            f"It took Mia {k} minutes to solve a similar pyramid last week.",
+            f"The pyramid is puzzle number {k} in the booklet.",
         )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # Sums are linear: the bottom row times factor multiplies every brick by factor.
+        shown = [[cell, v * factor] for cell, v in params["shown"]]
+        return {**params, "bottom": [v * factor for v in params["bottom"]], "shown": shown}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return tuple(float(v) for _, v in params["shown"])
 
     @staticmethod
     def grid(p: dict) -> list[list[str | None]]:

@@ -8,6 +8,8 @@ two-colour patterns the question may count only the tiles of one named colour; n
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
@@ -82,13 +84,33 @@ def count(pattern: str, n: int, which: int | None) -> int:
     return sum(1 for _, _, c in cells(pattern, n) if which is None or c == which)
 
 
+def count_of(pattern: str, n: int, which: int | None) -> int:
+    """`count` by the closed form of each pattern (a magnitude perturbation asks for figure 11000,
+    too many tiles to list)."""
+    if pattern == "square":
+        return n * n
+    if pattern == "rectangle":
+        return n * (n + 1)
+    if pattern == "staircase":
+        return n * (n + 1) // 2
+    if pattern == "cross":
+        return {None: 4 * n + 1, 0: 4 * n, 1: 1}[which]
+    if pattern == "frame":
+        return {None: (n + 2) ** 2, 0: 4 * n + 4, 1: n * n}[which]
+    if pattern == "L":
+        return 2 * n + 1
+    if pattern == "checkerboard":
+        return (n * n + 1) // 2 if which == 0 else n * n // 2
+    raise ValueError(pattern)
+
+
 def solution_text(p: dict) -> str:
     a, b = p["colors"]
     which = p["which"]
     what = "tiles" if which is None else f"{p['colors'][which]} tiles"
     shown = ", ".join(f"figure {i} has {count(p['pattern'], i, which)}" for i in range(1, p["shown"] + 1))
     k = p["k"]
-    value = count(p["pattern"], k, which)
+    value = count_of(p["pattern"], k, which)
     steps = [
         f"Count the {what} in the figures shown: {shown}.",
         "Look at how the figures are built: " + RULES[p["pattern"]].format(a=a, b=b),
@@ -147,13 +169,50 @@ class ShapeSequence(SeedProgram):
             "orientation": how,
             "figures": figures,
         }
-        what = "tiles" if which is None else f"{colors[which]} tiles"
+        return self.redraw(p)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("pattern", "which", "k")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        which, k = params["which"], params["k"]
+        what = "tiles" if which is None else f"{params['colors'][which]} tiles"
         question = (
             f"The figures follow a pattern. If the pattern continues, how many {what} will Figure {k} have?"
         )
         return Draw(
-            params=p, question=question, answer=str(count(pattern, k, which)), solution=solution_text(p)
+            params=params,
+            question=question,
+            answer=str(count_of(params["pattern"], k, which)),
+            solution=solution_text(params),
         )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        a = params["colors"][0]
+        n = int(rng.integers(2, 10))
+        said = (
+            f"Each tile in the figures is {n} cm wide.",
+            f"The {a} tiles were bought in a hardware shop {n} days ago.",
+            f"Figure 1 was laid out in {n} seconds, the later figures took a little longer.",
+            f"The same kind of pattern appears in exercise {n} of the puzzle book.",
+            f"The figures were laid out on a table about {n + 1} metres long.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict[str, Any], factor: int) -> dict[str, Any]:
+        # The one number the question shows is the figure asked about: figure k becomes figure factor k.
+        return {**params, "k": params["k"] * factor}
+
+    def numbers(self, params: dict[str, Any]) -> tuple[float, ...]:
+        return (float(params["k"]),)
+
+    def renamed(self, params: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+        # Other tile colours (the counted tiles keep their place in the figures), or the two swapped.
+        while True:
+            colors = pick_colors(rng, 2, TILE_COLORS)
+            if colors != params["colors"]:
+                return {**params, "colors": colors}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -9,6 +9,7 @@ the only non-differentiable point is x = a, so the truth is: differentiable at 0
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -120,7 +121,14 @@ class ShiftedAbs(SeedProgram):
         b = int(_OFFSETS[rng.integers(len(_OFFSETS))])
         half = int(_HALF_WIDTHS[rng.integers(len(_HALF_WIDTHS))])
         params = {"form": form, "a": a, "b": b, "c": c, "d": d, "domain": [-half, half]}
-        ans = 1 if a == 0 else 0
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("form", "a", "b", "c", "d")
+
+    def redraw(self, params: dict[str, Any]) -> Draw:
+        ans = 1 if params["a"] == 0 else 0
         return Draw(
             params=params,
             question=QUESTION,
@@ -128,6 +136,18 @@ class ShiftedAbs(SeedProgram):
             solution=solution_text(params),
             choices=CHOICES,
         )
+
+    def noop_clause(self, params: dict[str, Any], rng: np.random.Generator) -> str:
+        k = int(rng.integers(2, 12))
+        lo, hi = params["domain"]
+        said = (
+            f"A student sketched this function by hand in {k} minutes.",
+            f"The function is example {k} in a chapter on derivatives.",
+            f"A calculator evaluated $f$ at {k * 10} points between {lo} and {hi} to draw it.",
+            f"The same function comes back in exercise {k}, where its integral is asked.",
+            f"The teacher picked this function from a list of {k + 10} similar ones.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
