@@ -217,7 +217,6 @@ class PythagorasContext(SeedProgram):
                 other = _nice(rng, guess * math.sqrt(1 - r1 * r1), guess * math.sqrt(1 - r0 * r0), step)
                 hyp = math.hypot(leg, other)
                 given = {leg_key: leg, other_key: other}
-                value = hyp
             else:
                 hyp = _nice(rng, lo, hi, step)
                 known = "vert" if unknown == "horiz" else "horiz"
@@ -226,13 +225,11 @@ class PythagorasContext(SeedProgram):
                     if leg >= hyp:
                         continue
                     other = math.sqrt(hyp * hyp - leg * leg)
-                    value = other
                 else:
                     other = _nice(rng, hyp * math.sqrt(1 - r1 * r1), hyp * math.sqrt(1 - r0 * r0), step)
                     if other >= hyp:
                         continue
                     leg = math.sqrt(hyp * hyp - other * other)
-                    value = leg
                 given = {"hyp": hyp, known: leg if known == leg_key else other}
             if r0 <= leg / hyp <= r1:
                 break
@@ -268,19 +265,19 @@ class PythagorasContext(SeedProgram):
         n = int(rng.integers(2, 10))
         said = {
             "ladder": (
-                f"The ladder has {n + 6} rungs and is painted {str(rng.choice(['grey', 'yellow', 'red']))}.",
+                f"The ladder has {n + 6} rungs and is painted {rng.choice(['grey', 'yellow', 'red'])!s}.",
                 f"A painter has used this ladder for {n} years.",
                 f"The wall belongs to a house built {n * 10} years ago.",
             ),
             "kite": (
                 f"The kite's tail has {n} bows tied to it.",
                 f"The kite has been flying for {n * 5} minutes.",
-                f"The kite is {str(rng.choice(['red', 'blue', 'green']))} and was a birthday present.",
+                f"The kite is {rng.choice(['red', 'blue', 'green'])!s} and was a birthday present.",
             ),
             "ramp": (
                 f"The ramp was built in {n} days.",
                 f"The ramp leads to a library that opens at {n} o'clock.",
-                f"The surface of the ramp is painted {str(rng.choice(['grey', 'green', 'blue']))}.",
+                f"The surface of the ramp is painted {rng.choice(['grey', 'green', 'blue'])!s}.",
             ),
             "tv": (
                 f"The TV was bought {n} years ago.",

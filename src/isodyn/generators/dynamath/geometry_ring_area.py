@@ -139,8 +139,8 @@ class RingArea(SeedProgram):
         said = (
             f"The {color} paint used for the rings dries in about {n} hours.",
             f"The picture is one of {n} similar designs drawn for a school poster.",
-            f"The centre O was marked with a compass needle, which left a hole {n} tenths of a millimetre wide "
-            "in the paper.",
+            f"The circles were drawn with a compass whose needle left a tiny hole at O; this is drawing {n} "
+            "of a set.",
             f"The pattern was coloured by {n} pupils, each taking a turn with the {color} crayon.",
             "The circles were drawn with a compass and their radii were checked with a ruler.",
         )

@@ -208,7 +208,6 @@ class SimilarTriangles(SeedProgram):
                 break
         pts, lengths = built
         given = {name: lengths[name] for name in mode[:3]}
-        truth = float(lengths[asked])
         params = {
             "config": config,
             "given": {k: int(v) for k, v in given.items()},
@@ -236,7 +235,7 @@ class SimilarTriangles(SeedProgram):
             f"The figure was drawn with a sharp pencil, and point ${point}$ is marked with a small dot.",
             f"The drawing is exercise {n} on a worksheet about parallel lines.",
             f"A pupil traced the figure {n} times to practise drawing parallel lines.",
-            f"The letters were written next to the points in {str(rng.choice(['red', 'blue', 'green']))} ink.",
+            f"The letters were written next to the points in {rng.choice(['red', 'blue', 'green'])} ink.",
             "All lengths were measured with the same ruler.",
         )
         return said[int(rng.integers(len(said)))]
