@@ -25,12 +25,14 @@ def coordinate_grid(
 ) -> None:
     """A unit grid with the axes drawn through the origin, arrowheads, and integer tick labels; with
     `unit` > 1 the grid lines stand for `unit` apart (a seed's numbers scaled, issue 41) and every
-    second line is labelled, so the longer numbers do not collide."""
-    label_step = label_step or (max(step, 2) if unit > 1 else step)
+    second or third line is labelled, so the longer numbers do not collide."""
+    if label_step is None:  # scaled numbers are wider: every second or third line is labelled
+        label_step = step if unit == 1 else max(step, 2 if len(str(unit)) <= 4 else 3)
     # Tick numbers stay readable where a drawn curve passes behind them (a light halo, not a solid box).
     tick_style: dict[str, Any] = {
         "fontsize": TICK_SIZE,
-        "zorder": 7,
+        # Scaled numbers are long enough to reach a point drawn next to an axis: they go under it then.
+        "zorder": 7 if unit == 1 else 2,
         "bbox": {"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 0.2},
     }
     x0, x1 = xlim
