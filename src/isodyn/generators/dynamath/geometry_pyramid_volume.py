@@ -145,7 +145,7 @@ class PyramidVolume(SeedProgram):
         n = int(rng.integers(2, 10))
         faces = 3 if params["base"] == "triangle" else 4
         said = (
-            f"Each of its {faces} triangular side faces is painted a different colour.",
+            f"The pyramid has {faces} triangular side faces and {faces + 1} faces in all.",
             f"The pyramid is a paperweight that has sat on the same desk for {n} years.",
             f"It is one of {n} wooden models in a mathematics classroom.",
             f"The pyramid was carved from a single block of stone in {n} days.",

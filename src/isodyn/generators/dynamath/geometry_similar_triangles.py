@@ -232,11 +232,11 @@ class SimilarTriangles(SeedProgram):
         names = ("A", "B", "C", "D", "E") if params["config"] == "nested" else ("A", "B", "C", "D", "O")
         point = names[int(rng.integers(len(names)))]
         said = (
-            f"The figure was drawn with a sharp pencil, and point ${point}$ is marked with a small dot.",
+            f"Point ${point}$ was the first point of the figure to be drawn.",
             f"The drawing is exercise {n} on a worksheet about parallel lines.",
             f"A pupil traced the figure {n} times to practise drawing parallel lines.",
             f"The letters were written next to the points in {rng.choice(['red', 'blue', 'green'])} ink.",
-            "All lengths were measured with the same ruler.",
+            "All lengths were measured with the same ruler, and the figure was drawn with a sharp pencil.",
         )
         return said[int(rng.integers(len(said)))]
 
