@@ -21,13 +21,18 @@ def coordinate_grid(
     *,
     step: int = 1,
     label_step: int | None = None,
+    unit: int = 1,
 ) -> None:
-    """A unit grid with the axes drawn through the origin, arrowheads, and integer tick labels."""
-    label_step = label_step or step
+    """A unit grid with the axes drawn through the origin, arrowheads, and integer tick labels; with
+    `unit` > 1 the grid lines stand for `unit` apart (a seed's numbers scaled, issue 41) and every
+    second or third line is labelled, so the longer numbers do not collide."""
+    if label_step is None:  # scaled numbers are wider: every second or third line is labelled
+        label_step = step if unit == 1 else max(step, 2 if len(str(unit)) <= 4 else 3)
     # Tick numbers stay readable where a drawn curve passes behind them (a light halo, not a solid box).
     tick_style: dict[str, Any] = {
         "fontsize": TICK_SIZE,
-        "zorder": 7,
+        # Scaled numbers are long enough to reach a point drawn next to an axis: they go under it then.
+        "zorder": 7 if unit == 1 else 2,
         "bbox": {"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 0.2},
     }
     x0, x1 = xlim
@@ -42,11 +47,11 @@ def coordinate_grid(
     ax.annotate("", xy=(0, y1), xytext=(0, y0), arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.1})
     for gx in range(math.ceil(x0), math.floor(x1) + 1):
         if gx != 0 and gx % label_step == 0 and x0 + 0.4 < gx < x1 - 0.4:
-            ax.text(gx, -0.12, str(gx).replace("-", "\u2212"), ha="center", va="top", **tick_style)
+            ax.text(gx, -0.12, str(gx * unit).replace("-", "\u2212"), ha="center", va="top", **tick_style)
             ax.plot([gx, gx], [-0.08, 0.08], color="black", lw=1)
     for gy in range(math.ceil(y0), math.floor(y1) + 1):
         if gy != 0 and gy % label_step == 0 and y0 + 0.4 < gy < y1 - 0.4:
-            ax.text(-0.15, gy, str(gy).replace("-", "\u2212"), ha="right", va="center", **tick_style)
+            ax.text(-0.15, gy, str(gy * unit).replace("-", "\u2212"), ha="right", va="center", **tick_style)
             ax.plot([-0.08, 0.08], [gy, gy], color="black", lw=1)
     ax.text(-0.15, -0.12, "0", ha="right", va="top", fontsize=TICK_SIZE)
     ax.text(x1, 0.15, "x", ha="right", va="bottom", fontsize=12, style="italic")
@@ -101,11 +106,13 @@ def grid_png(
     *,
     size: tuple[float, float] = FIG_SIZE,
     label_step: int | None = None,
+    unit: int = 1,
 ) -> bytes:
-    """PNG of a drawing on a coordinate grid with equal units on both axes."""
+    """PNG of a drawing on a coordinate grid with equal units on both axes (`draw` works in grid
+    lines; `unit` is what one grid line stands for, see `coordinate_grid`)."""
 
     def _draw(ax: Axes) -> None:
-        coordinate_grid(ax, xlim, ylim, label_step=label_step)
+        coordinate_grid(ax, xlim, ylim, label_step=label_step, unit=unit)
         draw(ax)
         ax.set_xlim(*xlim)
         ax.set_ylim(*ylim)

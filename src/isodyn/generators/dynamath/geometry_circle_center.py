@@ -72,14 +72,43 @@ class CircleCenter(SeedProgram):
             if (h, k) != (0, 0) and abs(h) + r <= 7 and abs(k) + r <= 5:
                 break
         params = {"h": h, "k": k, "r": r, "answer_format": "a coordinate pair (x, y)"}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("h", "k", "r")
+
+    def redraw(self, params: dict) -> Draw:
         question = "What are the coordinates of the centre of the circle?"
-        return Draw(params=params, question=question, answer=f"({h}, {k})", solution=solution_text(params))
+        answer = f"({params['h']}, {params['k']})"
+        return Draw(params=params, question=question, answer=answer, solution=solution_text(params))
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        said = (
+            "The circle was drawn with a compass on graph paper.",
+            f"This is exercise {n} on a worksheet about circles.",
+            f"A student traced the circle {n} times with a pencil before inking it.",
+            "The radius of the circle is a whole number of units.",
+            f"The drawing was shown to a class of {n + 20} students.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        # The figure keeps its grid; each grid line then stands for `factor` times as much.
+        scaled = {key: params[key] * factor for key in ("h", "k", "r")}
+        return {**params, **scaled, "grid_unit": params.get("grid_unit", 1) * factor}
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return (float(params["h"]), float(params["k"]), float(params["r"]))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
         if modality is Modality.IMAGE:
+            unit = p.get("grid_unit", 1)
+            apart = "1 unit" if unit == 1 else f"{unit} units"
             text = (
-                "The image shows a circle drawn on a coordinate grid with lines 1 unit apart; its centre "
+                f"The image shows a circle drawn on a coordinate grid with lines {apart} apart; its centre "
                 "and radius "
                 f"are whole numbers.\n\n{variant.question}"
             )
@@ -92,7 +121,18 @@ class CircleCenter(SeedProgram):
 
 
 def _draw(p: dict) -> bytes:
-    def draw(ax: Axes) -> None:
-        ax.add_patch(Circle((p["h"], p["k"]), p["r"], fill=False, color=COLORS["blue"], lw=2.4, zorder=4))
+    unit = p.get("grid_unit", 1)
 
-    return grid_png(draw, XLIM, YLIM)
+    def draw(ax: Axes) -> None:
+        ax.add_patch(
+            Circle(
+                (p["h"] / unit, p["k"] / unit),
+                p["r"] / unit,
+                fill=False,
+                color=COLORS["blue"],
+                lw=2.4,
+                zorder=4,
+            )
+        )
+
+    return grid_png(draw, XLIM, YLIM, unit=unit)

@@ -105,8 +105,35 @@ class ConeSlant(SeedProgram):
             "inverted": bool(rng.random() < 0.4),
             "elev": float(rng.choice([14, 18, 22])),
         }
-        value = {"l": c * k, "h": h, "r": r}[asked]
-        return Draw(params=params, question=_ASK[asked], answer=str(value), solution=solution_text(params))
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("r", "h", "l", "asked")
+
+    def redraw(self, params: dict) -> Draw:
+        value = {"l": params["l"], "h": params["h"], "r": params["r"]}[params["asked"]]
+        return Draw(
+            params=params, question=_ASK[params["asked"]], answer=str(value), solution=solution_text(params)
+        )
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        material = str(rng.choice(["wood", "clay", "card", "plaster"]))
+        said = (
+            f"The cone is made of {material} and was painted with {n} coats of varnish.",
+            f"It is one of {n} identical cones made for a school display.",
+            f"The cone was finished in {n} hours by a model maker.",
+            f"A sticker with the number {n} is stuck on the side of the cone.",
+            f"The cone is made of {material}.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        return {**params, **{k: params[k] * factor for k in ("r", "h", "l")}}
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return (float(params["r"]), float(params["h"]), float(params["l"]))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -101,7 +101,6 @@ class CuboidAngle(SeedProgram):
             if abs(cosine) < 1e-12 and rng.random() < 0.7:
                 continue  # right angles are allowed, but rarely
             break
-        angle = math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
         colors = [LINE_COLORS[int(i)] for i in rng.choice(len(LINE_COLORS), size=2, replace=False)]
         params = {
             "a": a,
@@ -118,13 +117,47 @@ class CuboidAngle(SeedProgram):
             if min(gaps) >= 0.16 * float(np.max(np.ptp(proj, axis=0))):
                 break
         params["view"] = [view.azim, view.elev]
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    # No magnitude: scaling the box leaves every angle as it is.
+    perturbations = frozenset({"noop", "rename"})
+    truth_reads = ("a", "b", "c", "vertex", "ends")
+
+    def redraw(self, params: dict) -> Draw:
+        v = vertices(params["a"], params["b"], params["c"])
+        x, (y, z) = params["vertex"], params["ends"]
+        u, w = v[y] - v[x], v[z] - v[x]
+        cosine = float(np.dot(u, w) / (np.linalg.norm(u) * np.linalg.norm(w)))
+        angle = math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
+        first, second = params["colors"]
         question = (
-            f"The {colors[0]} segment and the {colors[1]} segment meet at a vertex of the box. "
+            f"The {first} segment and the {second} segment meet at a vertex of the box. "
             "What is the angle between them, in degrees?"
         )
         return Draw(
             params=params, question=question, answer=fmt(angle), solution=solution_text(params, angle)
         )
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        color = params["colors"][int(rng.integers(2))]
+        said = (
+            f"The box is made of cardboard and was sealed with {n} strips of tape.",
+            f"The {color} segment was drawn with a {color} marker.",
+            f"The box was one of {n * 10} boxes delivered to a shop.",
+            "Every face of the box is a rectangle.",
+            f"The box is labelled with the number {n} on its lid.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def renamed(self, params: dict, rng: np.random.Generator) -> dict:
+        # Other colours for the two segments, or the two swapped (each still names its own segment).
+        colors = params["colors"]
+        if rng.random() < 0.4:
+            return {**params, "colors": [colors[1], colors[0]], "ends": params["ends"][::-1]}
+        fresh = [str(c) for c in rng.permutation([c for c in LINE_COLORS if c not in colors])]
+        return {**params, "colors": fresh[:2]}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

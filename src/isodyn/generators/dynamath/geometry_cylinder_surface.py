@@ -135,11 +135,43 @@ class CylinderSurface(SeedProgram):
             "shown": "diameter" if rng.random() < 0.4 else "radius",
             "view": [float(rng.choice([-60, -50, -40])), float(rng.choice([18, 22, 26]))],
         }
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("object", "r", "h")
+
+    def redraw(self, params: dict) -> Draw:
+        spec = OBJECTS[params["object"]]
         value = area(params)
         question = f"{spec['question']}, in square {'metres' if spec['unit'] == 'm' else 'centimetres'}?"
         return Draw(
             params=params, question=question, answer=fmt(value), solution=solution_text(params, value)
         )
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        thing = {"can": "can", "tank": "tank", "glass": "glass", "tube": "tube"}[params["object"]]
+        n = int(rng.integers(2, 12))
+        said = (
+            f"The {thing} will be delivered in {n} days.",
+            f"The {thing} is one of an order of {n * 10} identical ones.",
+            f"The maker has been making items like this {thing} for {n} years.",
+            f"The finished {thing} will be stored on shelf number {n}.",
+            f"The {thing} is meant to last at least {n} years.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        # half metres times a power of ten are whole; keep whole numbers as ints as sample does
+        out = dict(params)
+        for key in ("r", "h"):
+            value = params[key] * factor
+            out[key] = int(value) if value == int(value) else value
+        return out
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        shown = 2 * params["r"] if params["shown"] == "diameter" else params["r"]
+        return (float(shown), float(params["h"]))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -144,9 +144,49 @@ class LineIntersection(SeedProgram):
             "asked": colors[:2],
             "answer_format": "a coordinate pair (x, y)",
         }
-        question = f"At which point do the {colors[0]} line and the {colors[1]} line intersect?"
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("lines", "colors", "asked")
+
+    def redraw(self, params: dict) -> Draw:
+        c0, c1 = params["asked"]
+        lines = params["lines"]
+        l0, l1 = (lines[params["colors"].index(c)] for c in (c0, c1))
+        pt = intersect((tuple(l0[0]), tuple(l0[1])), (tuple(l1[0]), tuple(l1[1])))
+        assert pt is not None  # sample draws crossing lines, and scaling keeps them crossing
+        question = f"At which point do the {c0} line and the {c1} line intersect?"
         answer = point_text(float(pt[0]), float(pt[1]))
         return Draw(params=params, question=question, answer=answer, solution=solution_text(params, pt))
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        k = int(rng.integers(len(params["colors"])))
+        color, line = params["colors"][k], params["lines"][k]
+        x, y = line[int(rng.integers(2))]
+        n = int(rng.integers(2, 10))
+        said = (
+            f"The {color} line was drawn with a ruler through its two marked points.",
+            f"The point ({x}, {y}) on the {color} line was the first point to be marked.",
+            f"The {color} line goes on in both directions beyond its two given points.",
+            f"This is exercise {n} on a worksheet about straight lines.",
+            f"A student checked the picture by plotting {n} more points of the {color} line.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        # The figure keeps its grid; each grid line then stands for `factor` times as much.
+        lines = [[[x * factor, y * factor] for x, y in line] for line in params["lines"]]
+        return {**params, "lines": lines, "grid_unit": params.get("grid_unit", 1) * factor}
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return tuple(float(v) for line in params["lines"] for q in line for v in q)
+
+    def renamed(self, params: dict, rng: np.random.Generator) -> dict:
+        # Other line colours; the asked names follow their lines (a former colour may reappear elsewhere).
+        new = [str(c) for c in rng.permutation(LINE_COLORS)[: len(params["colors"])]]
+        swap = dict(zip(params["colors"], new, strict=True))
+        return {**params, "colors": new, "asked": [swap[c] for c in params["asked"]]}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
@@ -186,11 +226,14 @@ def _clip(a: list[int], b: list[int]) -> tuple[tuple[float, float], tuple[float,
 
 
 def _draw(p: dict) -> bytes:
-    segs = [_clip(a, b) for a, b in p["lines"]]
+    # Drawn in grid lines; the labels show the coordinates (a line may stand for more than 1, issue 41).
+    unit = p.get("grid_unit", 1)
+    on_grid = [[[x // unit, y // unit] for x, y in line] for line in p["lines"]]
+    segs = [_clip(a, b) for a, b in on_grid]
 
     def draw(ax: Axes) -> None:
         pts, texts, cols = [], [], []
-        for (a, b), color, seg in zip(p["lines"], p["colors"], segs, strict=True):
+        for (a, b), color, seg in zip(on_grid, p["colors"], segs, strict=True):
             (sx, sy), (ex, ey) = seg
             ax.plot([sx, ex], [sy, ey], color=COLORS[color], lw=2.2, zorder=3)
             for q in (a, b):
@@ -205,8 +248,8 @@ def _draw(p: dict) -> bytes:
                     zorder=5,
                 )
                 pts.append(q)
-                texts.append(point_text(q[0], q[1]).replace("-", "\u2212"))
+                texts.append(point_text(q[0] * unit, q[1] * unit).replace("-", "\u2212"))
                 cols.append(COLORS[color])
         label_points(ax, pts, texts, XLIM, YLIM, segments=segs, colors=cols, size=11)
 
-    return grid_png(draw, XLIM, YLIM)
+    return grid_png(draw, XLIM, YLIM, unit=unit)

@@ -173,8 +173,27 @@ class ParallelAngles(SeedProgram):
             "x": x,
         }
         params["points"] = _points(alpha, beta)
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    # No magnitude: the numbers are angles (and the algebra is built around them).
+    perturbations = frozenset({"noop"})
+    truth_reads = ("alpha", "marked", "mode", "expr", "x")
+
+    def redraw(self, params: dict) -> Draw:
         question = "Lines AB and CD are parallel. What is the value of x?"
-        return Draw(params=params, question=question, answer=str(x), solution=solution_text(params))
+        return Draw(params=params, question=question, answer=str(params["x"]), solution=solution_text(params))
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        said = (
+            "Lines AB and CD were drawn with a ruler and a set square.",
+            f"This is exercise {n} on a worksheet about angles.",
+            "The transversal is a straight line that crosses both AB and CD.",
+            f"A student traced the figure {n} times to practise drawing parallel lines.",
+            "All angles in the figure are measured in degrees.",
+        )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -63,17 +63,58 @@ class PointDistance(SeedProgram):
         colors = [LINE_COLORS[int(i)] for i in rng.choice(len(LINE_COLORS), size=count, replace=False)]
         i, j = (int(v) for v in rng.choice(count, size=2, replace=False))
         params = {"points": [list(q) for q in pts], "colors": colors, "asked": [colors[i], colors[j]]}
-        value = math.dist(pts[i], pts[j])
-        question = f"What is the distance between the {colors[i]} point and the {colors[j]} point?"
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("points", "colors", "asked")
+
+    def redraw(self, params: dict) -> Draw:
+        c1, c2 = params["asked"]
+        where = dict(zip(params["colors"], params["points"], strict=True))
+        value = math.dist(where[c1], where[c2])
+        question = f"What is the distance between the {c1} point and the {c2} point?"
         return Draw(
             params=params, question=question, answer=fmt(value), solution=solution_text(params, value)
         )
 
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        k = int(rng.integers(len(params["colors"])))
+        color, (x, y) = params["colors"][k], params["points"][k]
+        quadrant = {(True, True): "first", (False, True): "second", (False, False): "third"}.get(
+            (x > 0, y > 0), "fourth"
+        )
+        n = int(rng.integers(2, 10))
+        said = (
+            f"The {color} point lies in the {quadrant} quadrant.",
+            f"The {color} point is {abs(x)} units to the {'right' if x > 0 else 'left'} of the y axis.",
+            "None of the points lies on an axis.",
+            f"The points were plotted on graph paper for exercise {n} of a worksheet.",
+            f"The {color} point was the {('first', 'second', 'third', 'fourth')[k]} one to be plotted.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        # The figure keeps its grid; each grid line then stands for `factor` times as much.
+        points = [[x * factor, y * factor] for x, y in params["points"]]
+        return {**params, "points": points, "grid_unit": params.get("grid_unit", 1) * factor}
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return tuple(float(v) for q in params["points"] for v in q)
+
+    def renamed(self, params: dict, rng: np.random.Generator) -> dict:
+        # A permutation of the line colours: the asked names now label other points.
+        new = [str(c) for c in rng.permutation(LINE_COLORS)[: len(params["colors"])]]
+        swap = dict(zip(params["colors"], new, strict=True))
+        return {**params, "colors": new, "asked": [swap[c] for c in params["asked"]]}
+
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
         if modality is Modality.IMAGE:
+            unit = p.get("grid_unit", 1)
+            apart = "1 unit" if unit == 1 else f"{unit} units"
             text = (
-                f"The image shows {len(p['points'])} coloured points on a coordinate grid with lines 1 unit "
+                f"The image shows {len(p['points'])} coloured points on a coordinate grid with lines {apart} "
                 "apart; "
                 f"every point has whole-number coordinates.\n\n{variant.question}"
             )
@@ -89,8 +130,19 @@ class PointDistance(SeedProgram):
 
 
 def _draw(p: dict) -> bytes:
+    unit = p.get("grid_unit", 1)
+
     def draw(ax: Axes) -> None:
         for (x, y), c in zip(p["points"], p["colors"], strict=True):
-            ax.plot(x, y, "o", color=COLORS[c], ms=12, markeredgecolor="black", markeredgewidth=0.8, zorder=5)
+            ax.plot(
+                x / unit,
+                y / unit,
+                "o",
+                color=COLORS[c],
+                ms=12,
+                markeredgecolor="black",
+                markeredgewidth=0.8,
+                zorder=5,
+            )
 
-    return grid_png(draw, XLIM, YLIM)
+    return grid_png(draw, XLIM, YLIM, unit=unit)

@@ -108,10 +108,29 @@ class PolygonAngle(SeedProgram):
             "unknown": unknown,
             "vertices": [[round(float(x), 6), round(float(y), 6)] for x, y in pts],
         }
-        question = f"In the {_NAMES[n]}, what is the value of x (in degrees)?"
-        return Draw(
-            params=params, question=question, answer=str(angles[unknown]), solution=solution_text(params)
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    # No magnitude: the numbers are angles, fixed by the angle sum.
+    perturbations = frozenset({"noop"})
+    truth_reads = ("n", "angles", "unknown")
+
+    def redraw(self, params: dict) -> Draw:
+        question = f"In the {_NAMES[params['n']]}, what is the value of x (in degrees)?"
+        answer = str(params["angles"][params["unknown"]])
+        return Draw(params=params, question=question, answer=answer, solution=solution_text(params))
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        k = int(rng.integers(2, 10))
+        name = _NAMES[params["n"]]
+        said = (
+            f"The {name} was drawn on tracing paper.",
+            f"This is exercise {k} on a worksheet about polygons.",
+            f"The {name} is the outline of a garden bed with {k} rose bushes in it.",
+            f"A pupil coloured the inside of the {name} {rng.choice(['red', 'blue', 'green', 'yellow'])}.",
+            f"The {name} was drawn by a class of {k + 20} pupils as a warm-up.",
         )
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -128,11 +128,36 @@ class PyramidVolume(SeedProgram):
         if base == "triangle":
             azim += 15  # keep no face exactly edge-on
         params["view"] = [azim, float(rng.choice([18, 22, 26]))]
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("base", "a", "b", "given", "h", "s")
+
+    def redraw(self, params: dict) -> Draw:
         volume = base_area(params) * height(params) / 3
         question = "What is the volume of the pyramid, in cubic centimetres?"
         return Draw(
             params=params, question=question, answer=fmt(volume), solution=solution_text(params, volume)
         )
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        faces = 3 if params["base"] == "triangle" else 4
+        said = (
+            f"The pyramid has {faces} triangular side faces and {faces + 1} faces in all.",
+            f"The pyramid is a paperweight that has sat on the same desk for {n} years.",
+            f"It is one of {n} wooden models in a mathematics classroom.",
+            f"The pyramid was carved from a single block of stone in {n} days.",
+            "The pyramid is solid all the way through.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        return {**params, **{k: params[k] * factor for k in ("a", "b", "h", "s") if k in params}}
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return tuple(float(params[k]) for k in ("a", "b", "h", "s") if k in params)
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -217,7 +217,6 @@ class PythagorasContext(SeedProgram):
                 other = _nice(rng, guess * math.sqrt(1 - r1 * r1), guess * math.sqrt(1 - r0 * r0), step)
                 hyp = math.hypot(leg, other)
                 given = {leg_key: leg, other_key: other}
-                value = hyp
             else:
                 hyp = _nice(rng, lo, hi, step)
                 known = "vert" if unknown == "horiz" else "horiz"
@@ -226,13 +225,11 @@ class PythagorasContext(SeedProgram):
                     if leg >= hyp:
                         continue
                     other = math.sqrt(hyp * hyp - leg * leg)
-                    value = other
                 else:
                     other = _nice(rng, hyp * math.sqrt(1 - r1 * r1), hyp * math.sqrt(1 - r0 * r0), step)
                     if other >= hyp:
                         continue
                     leg = math.sqrt(hyp * hyp - other * other)
-                    value = leg
                 given = {"hyp": hyp, known: leg if known == leg_key else other}
             if r0 <= leg / hyp <= r1:
                 break
@@ -245,11 +242,73 @@ class PythagorasContext(SeedProgram):
             "vert": round(float(legs["vert"]), 6),
             "horiz": round(float(legs["horiz"]), 6),
         }
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("given", "unknown")
+
+    def redraw(self, params: dict) -> Draw:
+        g, unknown = params["given"], params["unknown"]
+        if unknown == "hyp":
+            value = math.hypot(g["vert"], g["horiz"])
+        else:
+            known = g["vert"] if "vert" in g else g["horiz"]
+            value = math.sqrt(g["hyp"] * g["hyp"] - known * known)
         word = UNIT_WORDS[params["unit"]]
-        question = f"{SCENES[scene]['ask'][unknown]}, in {word}?"
+        question = f"{SCENES[params['scene']]['ask'][unknown]}, in {word}?"
         return Draw(
             params=params, question=question, answer=fmt(value), solution=solution_text(params, value)
         )
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        said = {
+            "ladder": (
+                f"The ladder has {n + 6} rungs and is painted {rng.choice(['grey', 'yellow', 'red'])!s}.",
+                f"A painter has used this ladder for {n} years.",
+                f"The wall belongs to a house built {n * 10} years ago.",
+            ),
+            "kite": (
+                f"The kite's tail has {n} bows tied to it.",
+                f"The kite has been flying for {n * 5} minutes.",
+                f"The kite is {rng.choice(['red', 'blue', 'green'])!s} and was a birthday present.",
+            ),
+            "ramp": (
+                f"The ramp was built in {n} days.",
+                f"The ramp leads to a library that opens at {n} o'clock.",
+                f"The surface of the ramp is painted {rng.choice(['grey', 'green', 'blue'])!s}.",
+            ),
+            "tv": (
+                f"The TV was bought {n} years ago.",
+                f"The TV has {n} HDMI ports on its back.",
+                f"The TV is switched to channel {n}.",
+            ),
+            "wire": (
+                f"The pole has a small sign with the number {n} on it.",
+                f"The pole was painted {n} years ago.",
+                f"The wire is made of {n} twisted steel strands.",
+            ),
+        }[params["scene"]]
+        general = "The ground around it is level and dry."
+        options = (*said, general) if params["scene"] != "tv" else said
+        return options[int(rng.integers(len(options)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        def times(x: float) -> float:
+            y = round(x * factor, 6)  # 0.1-steps times a power of ten, without float noise
+            return int(y) if y == int(y) else y
+
+        given = {k: times(v) for k, v in params["given"].items()}
+        return {
+            **params,
+            "given": given,
+            "vert": round(float(params["vert"]) * factor, 6),
+            "horiz": round(float(params["horiz"]) * factor, 6),
+        }
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return tuple(float(v) for v in params["given"].values())
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

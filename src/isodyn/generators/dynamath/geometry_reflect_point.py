@@ -97,8 +97,42 @@ class ReflectPoint(SeedProgram):
                 continue
             break
         params = {"kind": kind, "c": c, "point": [x, y], "answer_format": "a coordinate pair (x, y)"}
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("kind", "c", "point")
+
+    def redraw(self, params: dict) -> Draw:
+        rx, ry = reflect(params["kind"], params["c"], *params["point"])
         question = "The point P is reflected across the line ℓ. What are the coordinates of its image P'?"
         return Draw(params=params, question=question, answer=f"({rx}, {ry})", solution=solution_text(params))
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        x, y = params["point"]
+        quadrant = {(True, True): "first", (False, True): "second", (False, False): "third"}.get(
+            (x > 0, y > 0), "fourth"
+        )
+        n = int(rng.integers(2, 10))
+        said = (
+            f"The point P lies in the {quadrant} quadrant.",
+            f"P is {abs(y)} units {'above' if y > 0 else 'below'} the x axis.",
+            "The line ℓ is also called the mirror line.",
+            f"This is exercise {n} on a worksheet about reflections.",
+            "A reflection keeps every distance and every angle the same.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        # The figure keeps its grid; each grid line then stands for `factor` times as much. The line
+        # keeps its slope (a 45-degree line stays one), only its offset is scaled.
+        x, y = params["point"]
+        unit = params.get("grid_unit", 1) * factor
+        return {**params, "c": params["c"] * factor, "point": [x * factor, y * factor], "grid_unit": unit}
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        x, y = params["point"]
+        return (float(x), float(y), float(params["c"]))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
@@ -139,7 +173,9 @@ def _segment(kind: str, c: int) -> tuple[tuple[float, float], tuple[float, float
 
 
 def _draw(p: dict) -> bytes:
-    kind, c, (x, y) = p["kind"], p["c"], p["point"]
+    # Drawn in grid lines; the labels show the coordinates (a line may stand for more than 1, issue 41).
+    unit = p.get("grid_unit", 1)
+    kind, c, (x, y) = p["kind"], p["c"] // unit, (v // unit for v in p["point"])
     seg = _segment(kind, c)
 
     def draw(ax: Axes) -> None:
@@ -153,7 +189,7 @@ def _draw(p: dict) -> bytes:
         label_points(
             ax,
             [(x, y)],
-            [f"P{point_text(x, y)}".replace("-", "\u2212")],
+            [f"P{point_text(x * unit, y * unit)}".replace("-", "\u2212")],
             XLIM,
             YLIM,
             segments=[seg],
@@ -162,7 +198,7 @@ def _draw(p: dict) -> bytes:
         # The line's name and equation near its end, inside the window.
         t = 0.86
         pos = (sx + t * (ex - sx), sy + t * (ey - sy))
-        eq = "ℓ: " + line_text(kind, c).replace("-", "\u2212")
+        eq = "ℓ: " + line_text(kind, c * unit).replace("-", "\u2212")
         d = np.array([ex - sx, ey - sy], dtype=float)
         d /= np.linalg.norm(d)
         n = np.array([-d[1], d[0]])
@@ -176,4 +212,4 @@ def _draw(p: dict) -> bytes:
         else:
             label(ax, pos, eq, offset=n * 34, size=12, color=COLORS["purple"])
 
-    return grid_png(draw, XLIM, YLIM)
+    return grid_png(draw, XLIM, YLIM, unit=unit)

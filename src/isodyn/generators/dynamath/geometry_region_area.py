@@ -110,7 +110,6 @@ class RegionArea(SeedProgram):
             ys = [_value(f, Fraction(x)) for x in (x1, x2)]
             if max(abs(y) for y in ys) <= 12 and abs(k) * (x2 - x1) ** 2 / 4 <= 14:
                 break
-        area = abs(k) * Fraction((x2 - x1) ** 3, 6)
         params = {
             "f": [str(c) for c in f],
             "g": [str(c) for c in g],
@@ -119,10 +118,46 @@ class RegionArea(SeedProgram):
             "x1": x1,
             "x2": x2,
         }
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("f", "g", "k", "x1", "x2")
+
+    def redraw(self, params: dict) -> Draw:
+        area = abs(Fraction(params["k"])) * Fraction((params["x2"] - params["x1"]) ** 3, 6)
         question = "What is the area of the region enclosed by the two curves?"
         return Draw(
             params=params, question=question, answer=fmt(float(area)), solution=solution_text(params, area)
         )
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        a = Fraction(params["f"][0])
+        said = (
+            f"The parabola $y = f(x)$ opens {'upwards' if a > 0 else 'downwards'}.",
+            f"This is exercise {n} on a worksheet about definite integrals.",
+            "Both curves are continuous for every real x.",
+            f"The parabola $y = f(x)$ crosses the y axis at $y = {Fraction(params['f'][2])}$.",
+            f"A student checked the picture by plotting {n * 10} points of each curve by hand.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        # A vertical stretch: every coefficient of both curves (and k) times the factor; the
+        # intersection points keep their x and the area is multiplied by the factor.
+        def times(values: list[str]) -> list[str]:
+            return [str(Fraction(v) * factor) for v in values]
+
+        return {
+            **params,
+            "f": times(params["f"]),
+            "g": times(params["g"]),
+            "k": str(Fraction(params["k"]) * factor),
+        }
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return tuple(float(Fraction(v)) for v in (*params["f"], *params["g"]))
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

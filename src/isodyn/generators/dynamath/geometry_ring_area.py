@@ -119,10 +119,54 @@ class RingArea(SeedProgram):
             "asked": asked,
             "label_angle": int(rng.choice([15, 35, 55, 75, 100, 130])),
         }
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("radii", "ring_colors", "asked")
+
+    def redraw(self, params: dict) -> Draw:
+        radii, colors, asked = params["radii"], params["ring_colors"], params["asked"]
         i = colors.index(asked)
         area = math.pi * (radii[i + 1] ** 2 - radii[i] ** 2)
         question = f"What is the area of the {asked} ring, in square centimetres?"
         return Draw(params=params, question=question, answer=fmt(area), solution=solution_text(params))
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        colors = params["ring_colors"]
+        color = colors[int(rng.integers(len(colors)))]
+        n = int(rng.integers(2, 9))
+        said = (
+            f"The {color} paint used for the rings dries in about {n} hours.",
+            f"The picture is one of {n} similar designs drawn for a school poster.",
+            f"The circles were drawn with a compass whose needle left a tiny hole at O; this is drawing {n} "
+            "of a set.",
+            f"The pattern was coloured by {n} pupils, each taking a turn with the {color} crayon.",
+            "The circles were drawn with a compass and their radii were checked with a ruler.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        # half-centimetre radii times a power of ten are whole numbers; keep them as ints then
+        radii = [r * factor for r in params["radii"]]
+        return {**params, "radii": [int(r) if r == int(r) else float(r) for r in radii]}
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return tuple(float(r) for r in params["radii"])
+
+    def renamed(self, params: dict, rng: np.random.Generator) -> dict:
+        # The ring colours change; the asked one keeps its position among the rings.
+        colors = params["ring_colors"]
+        fresh = [str(c) for c in rng.permutation([c for c in _RING_COLORS if c not in colors])]
+        # sometimes swap two existing colours instead, so the asked name points at the wrong ring
+        if len(colors) >= 2 and rng.random() < 0.5:
+            new = list(colors)
+            j = colors.index(params["asked"])
+            k = (j + 1) % len(colors)
+            new[j], new[k] = new[k], new[j]
+        else:
+            new = fresh[: len(colors)]
+        return {**params, "ring_colors": new, "asked": new[colors.index(params["asked"])]}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

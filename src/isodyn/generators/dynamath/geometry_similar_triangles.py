@@ -121,6 +121,22 @@ def _hourglass(rng: np.random.Generator, asked: str) -> tuple[dict, dict] | None
     return pts, lengths
 
 
+def missing_length(p: dict) -> float:
+    """The asked length from the three given ones (the same ratios the figure was built with)."""
+    g, asked = p["given"], p["asked"]
+    if p["config"] == "nested":
+        if asked == "BC":
+            return g["DE"] * (g["AD"] + g["DB"]) / g["AD"]
+        if asked == "DE":
+            return g["BC"] * g["AD"] / (g["AD"] + g["DB"])
+        return g["AD"] * g["BC"] / g["DE"] - g["AD"]
+    if asked == "CD":
+        return g["AB"] * g["OC"] / g["AO"]
+    if asked == "AB":
+        return g["CD"] * g["AO"] / g["OC"]
+    return g["AO"] * g["CD"] / g["AB"]
+
+
 def _fact_text(p: dict) -> str:
     if p["config"] == "nested":
         return (
@@ -192,17 +208,45 @@ class SimilarTriangles(SeedProgram):
                 break
         pts, lengths = built
         given = {name: lengths[name] for name in mode[:3]}
-        truth = float(lengths[asked])
         params = {
             "config": config,
             "given": {k: int(v) for k, v in given.items()},
             "asked": asked,
             "points": _transform(pts, float(rng.integers(-3, 4)) * 15, bool(rng.random() < 0.5)),
         }
-        question = f"What is the length of {asked}, in cm?"
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude"})
+    truth_reads = ("config", "given", "asked")
+
+    def redraw(self, params: dict) -> Draw:
+        truth = missing_length(params)
+        question = f"What is the length of {params['asked']}, in cm?"
         return Draw(
             params=params, question=question, answer=fmt(truth), solution=solution_text(params, truth)
         )
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        names = ("A", "B", "C", "D", "E") if params["config"] == "nested" else ("A", "B", "C", "D", "O")
+        point = names[int(rng.integers(len(names)))]
+        said = (
+            f"Point ${point}$ was the first point of the figure to be drawn.",
+            f"The drawing is exercise {n} on a worksheet about parallel lines.",
+            f"A pupil traced the figure {n} times to practise drawing parallel lines.",
+            f"The letters were written next to the points in {rng.choice(['red', 'blue', 'green'])} ink.",
+            "All lengths were measured with the same ruler, and the figure was drawn with a sharp pencil.",
+        )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        given = {k: v * factor for k, v in params["given"].items()}
+        points = {n: [round(x * factor, 6), round(y * factor, 6)] for n, (x, y) in params["points"].items()}
+        return {**params, "given": given, "points": points}
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return tuple(float(v) for v in params["given"].values())
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

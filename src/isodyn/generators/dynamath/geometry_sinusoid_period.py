@@ -118,10 +118,33 @@ class SinusoidPeriod(SeedProgram):
         # Window: two periods (three for tan) centred on the origin.
         half = t * (Fraction(3, 2) if kind == "tan" else 1)
         params["window"] = [str(-half), str(half)]
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop"})
+    truth_reads = ("kind", "b")
+
+    def redraw(self, params: dict) -> Draw:
+        t = period_over_pi(params)
         question = "What is the period of the function f(x)? Give the answer in radians."
         return Draw(
             params=params, question=question, answer=fmt(float(t) * math.pi), solution=solution_text(params)
         )
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        d = params["d"]
+        said = [
+            f"This is exercise {n} on a worksheet about trigonometric graphs.",
+            f"Adding {n} to f(x) would move its whole graph {n} units up.",
+            f"The picture of f was printed on page {n * 3} of a textbook.",
+            f"A student plotted {n * 10} points of f by hand to check the picture.",
+            f"The vertical shift of f is {d}.",
+        ]
+        if params["kind"] != "tan":
+            top = Fraction(params["A"]) if Fraction(params["A"]) > 0 else -Fraction(params["A"])
+            said.append(f"The largest value f reaches is {top + d}.")
+        return said[int(rng.integers(len(said)))]
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params

@@ -36,6 +36,11 @@ def _expr(coef: int, const: int, var: str, form: str) -> str:
     return f"{term} {'+' if const > 0 else '-'} {abs(const)}"
 
 
+def _form_of(label: str, coef: int, const: int, var: str) -> str:
+    """The written form `_expr` gave `label` (the forms it can tell apart; `plain` otherwise)."""
+    return next((f for f in ("factored", "const_first") if _expr(coef, const, var, f) == label), "plain")
+
+
 def _linear(coef: int, const: int, var: str) -> str:
     return _expr(coef, const, var, "plain")
 
@@ -147,12 +152,64 @@ class TrianglePerimeter(SeedProgram):
             "perimeter": perimeter,
             "coords": _coords(lengths, float(rng.integers(0, 360)), bool(rng.random() < 0.5)),
         }
+        return self.redraw(params)
+
+    # --- perturbations -----------------------------------------------------------------------------
+    perturbations = frozenset({"noop", "magnitude", "rename"})
+    truth_reads = ("value", "coefs", "consts", "asked", "perimeter")
+
+    def redraw(self, params: dict) -> Draw:
+        asked = params["asked"]
+        length = params["coefs"][asked] * params["value"] + params["consts"][asked]
         question = (
-            f"The perimeter of triangle ABC is {perimeter} cm. What is the length of side {asked}, in cm?"
+            f"The perimeter of triangle ABC is {params['perimeter']} cm. What is the length of side {asked}, "
+            "in cm?"
         )
-        return Draw(
-            params=params, question=question, answer=str(lengths[asked]), solution=solution_text(params)
+        return Draw(params=params, question=question, answer=str(length), solution=solution_text(params))
+
+    def noop_clause(self, params: dict, rng: np.random.Generator) -> str:
+        n = int(rng.integers(2, 10))
+        side = _SIDES[int(rng.integers(3))]
+        said = (
+            f"Triangle ABC was cut out of {rng.choice(['red', 'blue', 'green', 'yellow'])} card.",
+            f"This is exercise {n} on a worksheet about perimeters.",
+            f"The variable ${params['var']}$ stands for a whole number.",
+            f"Side {side} was drawn first, with a ruler.",
+            f"The triangle is one of {n} triangles in a pupil's notebook.",
         )
+        return said[int(rng.integers(len(said)))]
+
+    def scaled(self, params: dict, factor: int) -> dict:
+        # Every coefficient and constant times the factor: the variable keeps its value, the sides
+        # and the perimeter are multiplied; each label keeps its written form.
+        var, coefs, consts = params["var"], params["coefs"], params["consts"]
+        forms = {s: _form_of(params["labels"][s], coefs[s], consts[s], var) for s in _SIDES}
+        new_coefs = {s: coefs[s] * factor for s in _SIDES}
+        new_consts = {s: consts[s] * factor for s in _SIDES}
+        labels = {s: _expr(new_coefs[s], new_consts[s], var, forms[s]) for s in _SIDES}
+        coords = [[round(x * factor, 4), round(y * factor, 4)] for x, y in params["coords"]]
+        return {
+            **params,
+            "coefs": new_coefs,
+            "consts": new_consts,
+            "labels": labels,
+            "perimeter": params["perimeter"] * factor,
+            "coords": coords,
+        }
+
+    def numbers(self, params: dict) -> tuple[float, ...]:
+        return (
+            *(float(params["coefs"][s]) for s in _SIDES),
+            *(float(params["consts"][s]) for s in _SIDES),
+            float(params["perimeter"]),
+        )
+
+    def renamed(self, params: dict, rng: np.random.Generator) -> dict:
+        # Another letter for the variable, sometimes P or a (which read like the perimeter or a side).
+        letters = [v for v in (*_LETTERS, "P", "a", "y") if v != params["var"]]
+        var = str(rng.choice(letters))
+        labels = {s: text.replace(params["var"], var) for s, text in params["labels"].items()}
+        return {**params, "var": var, "labels": labels}
 
     def render(self, variant: Variant, modality: Modality) -> Representation:
         p = variant.params
