@@ -178,6 +178,7 @@ BUILT_IN = (
     RenderProfile("jpeg", jpeg_quality=30),
     RenderProfile("blur", blur=1.2),
 )
+BUILT_IN_NAMES = frozenset(p.name for p in BUILT_IN)
 for _order, _profile in enumerate(BUILT_IN):
     RENDERS.add(_profile.name, _profile, order=_order)
 
@@ -210,9 +211,6 @@ def profiles_from_settings(document: Mapping[str, Any]) -> dict[str, RenderProfi
             problem = str(exc).split(": ", 1)[-1]
             raise ConfigError(f"{where}.{problem}") from None
     return found
-
-
-BUILT_IN_NAMES = frozenset(p.name for p in BUILT_IN)
 
 
 def config_files() -> list[Path]:
