@@ -8,6 +8,9 @@ Matplotlib's per-figure overheads are cut wherever the pixels stay
 the same (tests compare every seed with stock matplotlib): blank axes are unpickled from a template
 (`blank_axes`), ticks are drawn with one reused tick (`one_tick_axis`), and figures of one size share
 a renderer and so its text measurements (`SharedRendererCanvas`).
+
+Every figure passes through the style layer (`style.style_figure`) after the seed drew it and before
+it is rasterised: a render profile's drawing-time choices reach every seed there, and nowhere else.
 """
 
 from __future__ import annotations
