@@ -1,12 +1,12 @@
 """The one way to plug things into isodyn: a named, ordered, discoverable registry per kind.
 
-Six kinds are plugged in the same way: seed programs, base strategies, strategy modifiers, graders,
-report sections and dataset importers (`KINDS`). Each kind has one `Registry`. Adding an entry is
-one registration in one module: `@REGISTRY.register("name", order=...)` on a definition, or
-`REGISTRY.add(...)`. A registry finds its entries on first read by importing every module of its
-packages, then the modules named by the entry points of its group (`isodyn.seeds`,
-`isodyn.strategies`, ...), so a third-party package adds an entry by declaring, in its own
-pyproject.toml:
+Seven kinds are plugged in the same way: seed programs, base strategies, strategy modifiers,
+graders, report sections, dataset importers and render profiles (`KINDS`). Each kind has one
+`Registry`. Adding an entry is one registration in one module: `@REGISTRY.register("name",
+order=...)` on a definition, or `REGISTRY.add(...)`. A registry finds its entries on first read by
+importing every module of its packages, then the modules named by the entry points of its group
+(`isodyn.seeds`, `isodyn.strategies`, ...), so a third-party package adds an entry by declaring, in
+its own pyproject.toml:
 
     [project.entry-points."isodyn.strategies"]
     mine = "my_package.my_strategy"
@@ -72,9 +72,7 @@ class Registry(Mapping[str, T]):
         self._discovered = False
 
     # --- adding ---------------------------------------------------------------------------------
-    def register(
-        self, name: str, *, order: int = LATE, summary: str | None = None
-    ) -> Callable[[T], T]:
+    def register(self, name: str, *, order: int = LATE, summary: str | None = None) -> Callable[[T], T]:
         """A decorator adding the decorated object under `name`."""
 
         def add(value: T) -> T:
@@ -178,7 +176,7 @@ def _module_of(value: object) -> str:
     return str(getattr(value, "__module__", None) or type(value).__module__)
 
 
-# The six kinds, each as (where its registry lives, what `exp list KIND` calls it). Imported only
+# The seven kinds, each as (where its registry lives, what `exp list KIND` calls it). Imported only
 # when read, so `exp list graders` does not import the seeds.
 KINDS: dict[str, str] = {
     "seeds": "isodyn.generators.base:SEEDS",
@@ -187,11 +185,12 @@ KINDS: dict[str, str] = {
     "graders": "isodyn.scoring.graders:GRADERS",
     "metrics": "isodyn.analysis.sections:SECTIONS",
     "datasets": "isodyn.datasets.kinds:DATASETS",
+    "renders": "isodyn.modalities.profiles:RENDERS",
 }
 
 
 def registry_of(kind: str) -> Registry[Any]:
-    """The registry of one of the six kinds (a KeyError names the valid ones)."""
+    """The registry of one of the kinds (a KeyError names the valid ones)."""
     if kind not in KINDS:
         raise KeyError(f"unknown kind {kind!r}; valid: {', '.join(KINDS)}")
     module, attribute = KINDS[kind].split(":")

@@ -2,7 +2,8 @@
 
 Drawing a plot costs 30-90 ms; the reply cache key needs the image bytes, so without this memo a
 fully cached rerun of image cells would be bound by matplotlib. The memo key is the variant's
-content fingerprint, the modality, and a hash of the rendering code (the seed's module, the shared
+content fingerprint, the modality, the render profile's digest (for any profile but the default, so
+the default's entries keep their keys), and a hash of the rendering code (the seed's module, the shared
 renderers and the core types), so editing a renderer invalidates its entries.
 
 Each image drawn is kept once, under its content hash (`image_key`), the `sha256:<hex>` a cell's
@@ -17,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import sqlite3
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -28,7 +30,10 @@ from isodyn.cache.folder import Stores
 from isodyn.cache.stores import CacheDamaged, open_store
 from isodyn.core import Modality, Representation, Variant
 from isodyn.generators.base import SeedProgram
+from isodyn.modalities.profiles import DEFAULT_PROFILE, RenderProfile, derive, represent_under
 from isodyn.models.requests import image_digest
+
+Draw = Callable[[], Representation]
 
 
 @cache
@@ -54,15 +59,40 @@ class RenderCache:
     def __init__(self, directory: Path | str) -> None:
         self._store = open_store(directory)
 
-    def representation(self, seed: SeedProgram, variant: Variant, modality: Modality) -> Representation:
+    def representation(
+        self,
+        seed: SeedProgram,
+        variant: Variant,
+        modality: Modality,
+        profile: RenderProfile = DEFAULT_PROFILE,
+    ) -> Representation:
+        """The variant shown in `modality`, drawn under `profile` (a picture's look: see
+        `modalities.profiles`), from the memo when it holds it. A profile that only post-processes
+        pixels is derived from the default picture (itself memoized) instead of drawing again."""
+        if modality is not Modality.IMAGE or profile.is_default:
+            profile = DEFAULT_PROFILE  # a profile changes pictures only: text is memoized once
+        make: Draw
+        if profile.is_default or profile.needs_redraw:
+            make = lambda: represent_under(profile, lambda: seed.representation(variant, modality))  # noqa: E731
+        else:
+            make = lambda: derive(profile, self.representation(seed, variant, modality))  # noqa: E731
+        return self._remembered(seed, variant, modality, profile, make)
+
+    def _remembered(
+        self, seed: SeedProgram, variant: Variant, modality: Modality, profile: RenderProfile, make: Draw
+    ) -> Representation:
+        """`make()`, memoized under the variant, modality, rendering code and (unless default) the
+        profile's digest: the default's key is the one every earlier picture was kept under."""
         if not seed.memoizable:
-            drawn = seed.representation(variant, modality)
+            drawn = make()
             self._keep_image(drawn)
             return drawn
         key = f"{variant.seed_id}|{variant.fingerprint()}|{modality.value}|{renderer_version(type(seed))}"
+        if not profile.is_default:
+            key += f"|render:{profile.digest}"
         found = self._stored_representation(key)
         if found is None:
-            found = seed.representation(variant, modality)
+            found = make()
             digest = self._keep_image(found)
             stored = dumps(representation_json(found, digest))
             if stored is not None:  # else (something JSON cannot hold in `extra`) it is drawn each time

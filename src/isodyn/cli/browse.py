@@ -117,12 +117,13 @@ DYNAMATH_TOPIC_SHARE = {
 
 def list_(
     what: Annotated[
-        str, typer.Argument(help="strategies, modifiers, seeds, graders, metrics, datasets or models")
+        str,
+        typer.Argument(help="strategies, modifiers, seeds, graders, metrics, datasets, renders or models"),
     ],
 ) -> None:
     """Describe what can be plugged in, each list read from its registry: the strategies and
     modifiers (source, calls per cell, modalities), the seed programs, the graders, the report's
-    metric sections, the dataset kinds; or the model names."""
+    metric sections, the dataset kinds, the render profiles (with isodyn.toml's); or the model names."""
     from isodyn.registry import KINDS, registry_of
 
     if what == "models":  # not a plug-in kind: names from the config files
@@ -150,7 +151,10 @@ def list_(
     lists.update({kind: (kind,) for kind in KINDS if kind not in lists})
     if what not in lists:
         raise fail(f"cannot list {what!r}; valid: {', '.join([*lists, 'models'])}")
-    tables = [_list_registry(kind) for kind in lists[what]]
+    try:
+        tables = [_list_registry(kind) for kind in lists[what]]
+    except IsodynError as exc:  # a user's isodyn.toml that defines a bad render profile
+        raise fail(str(exc)) from None
     if "seeds" in lists[what]:
         from collections import Counter
 
@@ -170,6 +174,8 @@ def list_(
 def _list_registry(kind: str) -> Table:
     """One plug-in kind's table: a row per registered entry, in the registry's order. Every kind is
     listed by this one loop; `isodyn.cli.listing` says which cells an entry shows."""
+    import importlib
+
     from isodyn.cli.listing import listing_of
     from isodyn.registry import registry_of
 
@@ -177,6 +183,10 @@ def _list_registry(kind: str) -> Table:
     table = Table(title=shown.title)
     for column in shown.columns:
         table.add_column(column, overflow="fold")
-    for entry in registry_of(kind).entries():
+    entries = list(registry_of(kind).entries())
+    if shown.more is not None:
+        module, function = shown.more.split(":")
+        entries += getattr(importlib.import_module(module), function)()
+    for entry in entries:
         table.add_row(*_cells(*shown.row(entry)))
     return table

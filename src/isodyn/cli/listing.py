@@ -46,6 +46,12 @@ def _modifier_row(entry: Entry[Any]) -> Row:
     return entry.name, entry.summary, cls.source, cls.calls_per_cell
 
 
+def _render_row(entry: Entry[Any]) -> Row:
+    profile = entry.value  # a RenderProfile; a user's entry names the isodyn.toml that defined it
+    source = "built-in" if entry.defined_in.startswith("isodyn.") else entry.defined_in
+    return entry.name, entry.summary, profile.digest, source
+
+
 def _dataset_row(entry: Entry[Any]) -> Row:
     variants = getattr(entry.value, "variants", None)  # None: every trial of the release
     return f"{entry.name}:", entry.summary, "every trial" if variants is None else str(variants)
@@ -56,6 +62,9 @@ class Listing:
     title: str
     columns: tuple[str, ...]
     row: Callable[[Entry[Any]], Row] = name_and_summary  # one cell per column
+    # "module:function" returning entries listed after the registry's (the ones a user's config
+    # file defines), imported only when this kind is listed
+    more: str | None = None
 
 
 LISTINGS: dict[str, Listing] = {
@@ -76,6 +85,12 @@ LISTINGS: dict[str, Listing] = {
         "Datasets (dataset=PREFIX:PATH; no prefix: a DynaMath release)",
         ("prefix", "what it reads", "variants by default"),
         _dataset_row,
+    ),
+    "renders": Listing(
+        "Render profiles (renders=NAME,...; add one as [renders.NAME] in isodyn.toml)",
+        ("name", "what it changes", "digest", "from"),
+        _render_row,
+        more="isodyn.modalities.profiles:user_render_entries",
     ),
 }
 

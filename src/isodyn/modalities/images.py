@@ -8,6 +8,9 @@ Matplotlib's per-figure overheads are cut wherever the pixels stay
 the same (tests compare every seed with stock matplotlib): blank axes are unpickled from a template
 (`blank_axes`), ticks are drawn with one reused tick (`one_tick_axis`), and figures of one size share
 a renderer and so its text measurements (`SharedRendererCanvas`).
+
+Every figure passes through the style layer (`style.style_figure`) after the seed drew it and before
+it is rasterised: a render profile's drawing-time choices reach every seed there, and nowhere else.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
+from isodyn.modalities import style
 from isodyn.modalities.one_tick_axis import OneTickXAxis, OneTickYAxis
 
 if TYPE_CHECKING:
@@ -148,7 +152,8 @@ def figure_of(ax: Axes) -> Figure:
 def canvas_rgba(fig: Figure) -> np.ndarray:
     """Draw `fig` and return its pixels; its canvas is an Agg canvas (every figure here gets one)."""
     canvas = cast(FigureCanvasAgg, fig.canvas)
-    canvas.draw()
+    with style.texts_recorded(canvas):
+        canvas.draw()
     return np.asarray(canvas.buffer_rgba())
 
 
@@ -157,7 +162,9 @@ def figure_png(fig: Figure, tight: bool = True, **tight_options: Any) -> bytes:
 
     `Figure.tight_layout` leaves a placeholder layout engine on the figure, which makes `savefig`
     draw the whole figure an extra time; drawing the canvas directly avoids that.
+    The active render profile's style is applied first (`style`), so the layout sees it.
     """
+    style.style_figure(fig)
     if tight:
         fig.tight_layout(**tight_options)
         fig.set_layout_engine(None)
@@ -190,6 +197,7 @@ def render_png(
     edge of the spare room is drawn again with `tight_layout`, so nothing is ever cut off. A picture
     smaller than `min_px` (width, height) is drawn again at the resolution that makes it about that big.
     """
+    min_px = style.scaled_min_px(min_px)  # a profile drawing at another resolution scales the floor
     data = _cropped_png(draw, size, dpi)
     for _ in range(3):  # cropping is not quite linear in the resolution: a second step may be needed
         width, height = png_size(data)
@@ -206,6 +214,7 @@ def _cropped_png(draw: Callable[[Axes], None], size: tuple[float, float], dpi: i
     fw, fh = width + 2 * MARGIN_IN, height + 2 * MARGIN_IN
     ax = blank_axes((fw, fh), dpi, (MARGIN_IN / fw, MARGIN_IN / fh, width / fw, height / fh))
     draw(ax)
+    style.style_figure(figure_of(ax))  # the one place a profile restyles what a seed drew
     rgba = canvas_rgba(figure_of(ax))
     box = content_box(rgba)
     if box is None:
