@@ -66,8 +66,8 @@ def test_a_mark_is_written_as_before_and_read_back_equal(tmp_path: Path) -> None
     assert (tmp_path / "marks.jsonl").read_bytes() == MARK_LINE
     read = read_marks(tmp_path)
     assert read.marks == [MARK] and read.damaged == 0
-    assert MARK.key == ("m-a", "zs", "latex", "s1", 2, 1) == MARK.cell  # the plain tuple rows name
-    assert read.latest() == {("m-a", "zs", "latex", "s1", 2, 1): MARK}
+    assert MARK.key == ("m-a", "zs", "latex", "s1", 2, 1, "default", "none") == MARK.cell  # the plain tuple
+    assert read.latest() == {("m-a", "zs", "latex", "s1", 2, 1, "default", "none"): MARK}
 
 
 def test_a_mark_without_repeat_or_note_reads_with_the_defaults() -> None:
@@ -111,7 +111,7 @@ def test_a_judgement_is_written_as_before_and_read_back_equal(tmp_path: Path) ->
     read = read_judgements(path)
     assert read.damaged == 0 and read.records == [JUDGEMENT.to_json()] * 2
     assert [Judgement.from_json(r) for r in read.records] == [JUDGEMENT, JUDGEMENT]
-    assert JUDGEMENT.key == ("m", "cot", "image", "s2", 3, 0)
+    assert JUDGEMENT.key == ("m", "cot", "image", "s2", 3, 0, "default", "none")
 
 
 def test_the_line_is_still_checked_flat() -> None:

@@ -39,11 +39,11 @@ def full_record() -> CellResult:
     rules = Score(False, "3", "ok", "answer_line", "clear", "isodyn", {"why": "x"})
     judged = Score(True, "4", "ok", JUDGE, "clear", JUDGE, {"key": "k", "answer": "4"})
     return CellResult(
-        cell=Cell("m/one", "cot3", Modality.CODE, "dynamath_ring_area", 7, 2),
+        cell=Cell("m/one", "cot3", Modality.CODE, "dynamath_ring_area", 7, 2, "gray", "noop"),
         asked=Question(
             "4", AnswerType.MULTIPLE_CHOICE, ("3", "4"), "How many?", True, Tolerance(0.5, 0.25), "count them"
         ),
-        labels=Labels("graph theory", "hard", ("numerical_value",)),
+        labels=Labels("graph theory", "hard", ("numerical_value",), 4),
         outcome=Outcome(Status.OK, "", "a note"),
         scores={JUDGE: judged, "isodyn": rules},
         decided_by=JUDGE,

@@ -221,6 +221,7 @@ def test_marks_append_and_the_last_one_wins(run_dir: Path) -> None:
     read = read_marks(run_dir)
     assert read.damaged == 1 and len(read.marks) == 3
     latest = read.latest()
+    key = Cell.of(key).key  # a plain cell: the default render, no perturbation
     assert latest[key].note == "second" and latest[key].reading == "none" and not latest[key].verdict_right
     assert digest_of(run_dir / "results.jsonl") == before
 
@@ -353,7 +354,7 @@ def test_a_mark_posted_is_saved_beside_the_run(server: ViewerServer, run_dir: Pa
     status, _, data = ask(server, "/api/mark", "POST", body, own)
     assert status == 200 and json.loads(data)["seed_id"] == "s2"
     (saved,) = read_marks(run_dir).marks
-    assert saved.key == (*vr.AMBIGUOUS, 0) and saved.reading == "none"
+    assert saved.cell == Cell.of((*vr.AMBIGUOUS, 0)) and saved.reading == "none"
     found = json.loads(ask(server, "/api/cells?marked=yes")[2])
     assert found["total"] == 1 and found["rows"][0]["marked"] == "wrong"
     queue = json.loads(ask(server, "/api/review")[2])
@@ -373,7 +374,7 @@ def test_a_hard_linked_marks_file_is_not_written_through(
     assert ask(server, "/api/mark", "POST", body, own)[0] == 200
     assert outside.read_bytes() == earlier.line()  # unchanged
     assert os.stat(run_dir / "marks.jsonl").st_nlink == 1  # marks.jsonl has a file of its own now
-    assert [m.key for m in read_marks(run_dir).marks] == [earlier.key, (*vr.AMBIGUOUS, 0)]
+    assert [m.cell for m in read_marks(run_dir).marks] == [earlier.cell, Cell.of((*vr.AMBIGUOUS, 0))]
 
 
 @pytest.fixture

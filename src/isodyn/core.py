@@ -104,6 +104,11 @@ JsonObject = dict[str, Any]
 # evaluation variant is always below it (the config refuses more variants), so none is both.
 DEMO_INDEX_START = 1_000_000
 
+# A cell's picture drawn as every run before render profiles drew it, and its question as drawn: the
+# values of a cell's `render` and `perturbation` when a run asks for no other (issue 41).
+DEFAULT_RENDER = "default"
+NO_PERTURBATION = "none"
+
 
 @dataclass(frozen=True)
 class Variant:

@@ -24,7 +24,8 @@ from isodyn.scoring.ambiguity import NONE_FOUND, SEVERAL_OPTIONS, SEVERAL_VALUES
 AMBIGUOUS = (SEVERAL_OPTIONS, SEVERAL_VALUES, UNREADABLE)  # an answer marked, but not one clear answer
 CAUTION_POINTS = 2.0  # shares further apart than this (in points) always earn a comparison a caution
 ArmKey = tuple[str, str, str]  # model, strategy, modality
-_CELL = [*ARM, Column.seed_id, Column.variant, Column.repeat]  # a mark's key, in `Mark.key`'s order
+# a mark's key, in `Mark.key`'s order
+_CELL = [*ARM, Column.seed_id, Column.variant, Column.repeat, Column.render, Column.perturbation]
 _FLAGS = ("none_found", "ambiguous", "truncated", "judge", "marked")
 
 LEGEND = (

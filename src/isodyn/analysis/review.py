@@ -15,7 +15,10 @@ from isodyn.analysis.metrics import graded_cells, robustness
 from isodyn.runs.marks import Mark, latest_marks
 from isodyn.runs.schema import Column
 
-KEY = [Column.model, Column.strategy, Column.modality, Column.seed_id, Column.variant, Column.repeat]
+KEY = [
+    Column.model, Column.strategy, Column.modality, Column.seed_id, Column.variant, Column.repeat,
+    Column.render, Column.perturbation,
+]  # fmt: skip  # a mark's key, in `Mark.key`'s order
 COLUMNS = ["model", "marked", "agree", "agree %", "A_avg as graded", "A_avg as marked"]
 
 

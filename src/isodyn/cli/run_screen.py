@@ -119,8 +119,9 @@ def shard_line(plan: Plan) -> str | None:
     if config.shard is None:
         return None
     whole = grid_size(
-        len(plan.models), len(plan.strategies), config.modalities, plan.seeds, config.variants, config.repeats
-    )
+        len(plan.models), len(plan.strategies), config.modalities, plan.seeds, config.variants,
+        config.repeats, plan.showings,
+    )  # fmt: skip
     return shard_text(config.shard, len(plan.grid.cells), whole)
 
 

@@ -22,6 +22,7 @@ from isodyn.errors import IsodynError
 from isodyn.experiments.cells import untrusted_reply
 from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.folder import RunFolder
+from isodyn.runs.record import CellKey
 from isodyn.runs.results import Run, read_results
 from isodyn.runs.rundir import RUN_IDENTITY, run_identity
 from isodyn.runs.saved_config import MADE_BY, MadeBy, saved_config
@@ -144,7 +145,7 @@ def _refuse_untrusted_rows(directory: Path, config: ExperimentConfig, run: Run) 
     for result in run.results:
         why = untrusted_reply(config, result)
         if why is not None:
-            cell = " ".join(map(str, result.key))
+            cell = result.cell.words
             raise MergeRefused(f"{directory}: the row of the cell {_shown(cell, 120)}: {why}")
 
 
@@ -236,15 +237,17 @@ def _shown(value: Any, limit: int = 60) -> str:
 
 def _refuse_shared_cells(runs: Sequence[ShardRun]) -> None:
     """Shards never share a cell: two that do are not what their configs say (a copy, a hand edit)."""
-    owner: dict[tuple[str, str, str, str, int, int], ShardRun] = {}
+    owner: dict[CellKey, ShardRun] = {}
     for run in runs:
         for result in run.run.results:
             holder = owner.setdefault(result.key, run)
             if holder is not run:
-                model, strategy, modality, seed, variant, repeat = result.key
+                c = result.cell
+                drawn = "" if c.is_plain else f" render {c.render} perturbation {c.perturbation}"
                 raise MergeRefused(
-                    f"{holder.directory} and {run.directory} overlap: both hold the cell {model} {strategy} "
-                    f"{modality} {seed} variant {variant} repeat {repeat}"
+                    f"{holder.directory} and {run.directory} overlap: both hold the cell {c.model} "
+                    f"{c.strategy} {c.modality.value} {c.seed_id} variant {c.variant} repeat {c.repeat}"
+                    f"{drawn}"
                 )
 
 

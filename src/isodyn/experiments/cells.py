@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -13,13 +13,15 @@ from typing import Any
 
 from isodyn.cache import cache_key
 from isodyn.cache.renders import RenderCache
-from isodyn.core import JsonObject, Modality, Representation, Variant
+from isodyn.core import DEFAULT_RENDER, JsonObject, Modality, Representation, Variant
 from isodyn.experiments.call_errors import caused_by, error_reason, exception_chain
 from isodyn.experiments.llm import BudgetExhausted, CachedClient, CacheMiss
 from isodyn.experiments.memo import Replay, ReplayMemo, grading_stamp
 from isodyn.experiments.plan import Plan
 from isodyn.experiments.redaction import redact
 from isodyn.generators import SeedProgram
+from isodyn.generators.perturb import number_digits, parse_perturbation, perturb
+from isodyn.modalities.profiles import DEFAULT_PROFILE, RenderProfile
 from isodyn.models.catalog import is_local
 from isodyn.models.engine import EngineCrashed
 from isodyn.models.requests import CUT_OFF, ModelRequest, Reply, clean_reply, hash_images
@@ -32,6 +34,7 @@ from isodyn.strategies import (
     ComposedStrategy,
     Describer,
     Grading,
+    Materials,
     ModelFacts,
     Preparation,
     Service,
@@ -43,21 +46,58 @@ VARIANTS_HELD = 4096  # a seed's stretch of the grid asks for at most `variants`
 
 class RunMaterials:
     """Variants and renderings for strategies: variants memoized on disk and the recent ones in memory,
-    renderings memoized on disk."""
+    renderings memoized on disk. A cell sees them through `for_cell`: its variant perturbed, its
+    pictures drawn under its render profile."""
 
-    def __init__(self, seeds: dict[str, SeedProgram], base_seed: int, renders: RenderCache) -> None:
+    def __init__(
+        self,
+        seeds: dict[str, SeedProgram],
+        base_seed: int,
+        renders: RenderCache,
+        profiles: Mapping[str, RenderProfile] | None = None,
+    ) -> None:
         self.seeds = seeds
         self._base_seed = base_seed
         self._renders = renders
+        self._profiles = dict(profiles or {DEFAULT_RENDER: DEFAULT_PROFILE})
         # A variant is asked for by each of its cells (modalities, strategies, models, repeats), all
         # within its seed's stretch of the grid; a bounded memo keeps a long run's memory flat.
         self.variant = lru_cache(maxsize=VARIANTS_HELD)(self._variant)
+        self.perturbed = lru_cache(maxsize=VARIANTS_HELD)(self._perturbed)
 
     def _variant(self, seed_id: str, index: int) -> Variant:
         return self._renders.variant(self.seeds[seed_id], index, self._base_seed)
 
+    def _perturbed(self, seed_id: str, index: int, perturbation: str) -> Variant:
+        seed = self.seeds[seed_id]
+        return perturb(seed, self.variant(seed_id, index), parse_perturbation(perturbation))
+
+    def render(
+        self, variant: Variant, modality: Modality, profile: RenderProfile = DEFAULT_PROFILE
+    ) -> Representation:
+        return self._renders.representation(self.seeds[variant.seed_id], variant, modality, profile)
+
+    def for_cell(self, cell: Cell) -> Materials:
+        if cell.is_plain:
+            return self
+        return CellMaterials(self, cell, self._profiles[cell.render])
+
+
+class CellMaterials:
+    """The run's materials as one cell sees them: its own variant under its perturbation (other
+    variants, a strategy's demonstrations, as drawn), and every picture under its render profile."""
+
+    def __init__(self, run: RunMaterials, cell: Cell, profile: RenderProfile) -> None:
+        self.seeds = run.seeds
+        self._run, self._cell, self._profile = run, cell, profile
+
+    def variant(self, seed_id: str, index: int) -> Variant:
+        if (seed_id, index) == (self._cell.seed_id, self._cell.variant):
+            return self._run.perturbed(seed_id, index, self._cell.perturbation)
+        return self._run.variant(seed_id, index)
+
     def render(self, variant: Variant, modality: Modality) -> Representation:
-        return self._renders.representation(self.seeds[variant.seed_id], variant, modality)
+        return self._run.render(variant, modality, self._profile)
 
 
 def _generation_params(config: ExperimentConfig, model: str, repeat: int, sample: int) -> dict[str, Any]:
@@ -99,12 +139,14 @@ def untrusted_reply(config: ExperimentConfig, result: CellResult) -> str | None:
     return None
 
 
-def _labels(variant: Variant) -> Labels:
-    return Labels(variant.topic.value, variant.level.value, tuple(v.value for v in variant.variation_types))
+def _labels(variant: Variant, seed: SeedProgram) -> Labels:
+    varied = tuple(v.value for v in variant.variation_types)
+    digits = number_digits(seed, variant.params) if "magnitude" in seed.perturbations else None
+    return Labels(variant.topic.value, variant.level.value, varied, digits)
 
 
 def cell_context(
-    plan: Plan, cell: Cell, materials: RunMaterials, client: CachedClient, run_dir: Path
+    plan: Plan, cell: Cell, materials: Materials, client: CachedClient, run_dir: Path
 ) -> CellContext:
     """The cell as its strategy sees it: its facts, and only the services the strategy declared."""
     config = plan.config
@@ -167,16 +209,19 @@ async def run_cell(
         if replay.graded is not None and replay.grader == grading_stamp(plan.config.grader):
             return replay.graded
         scored = replay.scored_variant()
-        return _scored(cell, scored, replay.final, replay.notes, calls, plan.config.grader)
-    variant = materials.variant(cell.seed_id, cell.variant)
-    ctx = cell_context(plan, cell, materials, client, run_dir)
+        seed = plan.seeds[cell.seed_id]
+        return _scored(cell, scored, seed, replay.final, replay.notes, calls, plan.config.grader)
+    shown = materials.for_cell(cell)
+    variant = shown.variant(cell.seed_id, cell.variant)
+    ctx = cell_context(plan, cell, shown, client, run_dir)
     reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
     if reason:
         skipped = Outcome(Status.SKIPPED, reason)
-        return CellResult(cell=cell, asked=question_of(variant), labels=_labels(variant), outcome=skipped)
+        labels = _labels(variant, plan.seeds[cell.seed_id])
+        return CellResult(cell=cell, asked=question_of(variant), labels=labels, outcome=skipped)
     transcript: list[Call] = []
     try:
-        reply = await _run_strategy(plan, cell, strategy, variant, materials, ctx, backend, transcript)
+        reply = await _run_strategy(plan, cell, strategy, variant, shown, ctx, backend, transcript)
     except (CacheMiss, BudgetExhausted):
         raise
     except Exception as exc:  # a failed call is recorded on its cell; the run goes on
@@ -187,11 +232,14 @@ async def run_cell(
         )
         calls = tuple(transcript)
         return CellResult(
-            cell=cell, asked=question_of(variant), labels=_labels(variant), outcome=failed, calls=calls,
+            cell=cell, asked=question_of(variant), labels=_labels(variant, plan.seeds[cell.seed_id]),
+            outcome=failed, calls=calls,
             usage=replace(Usage.of(calls), cache_hit=None), notes=ctx.notes,
         )  # fmt: skip
     scored = ctx.scored_variant or variant
-    result = _scored(cell, scored, reply, ctx.notes, tuple(transcript), plan.config.grader)
+    result = _scored(
+        cell, scored, plan.seeds[cell.seed_id], reply, ctx.notes, tuple(transcript), plan.config.grader
+    )
     if memo is not None:
         other = None if scored is variant else scored.to_json()
         replayed = tuple(replace(call, cache_hit=True) for call in transcript)  # as a replay will be
@@ -235,6 +283,7 @@ def _cleaned(complete: Complete) -> Complete:
 def _scored(
     cell: Cell,
     scored: Variant,
+    seed: SeedProgram,
     final: Reply,
     notes: JsonObject,
     calls: tuple[Call, ...],
@@ -246,8 +295,9 @@ def _scored(
     cut_off = final.finish_reason == CUT_OFF
     score = truncated_score(grader) if cut_off else score_reply(final.text, scored, grader=grader)
     return CellResult(
-        cell=cell, asked=question_of(scored), labels=_labels(scored), outcome=Outcome(Status(score.reason)),
-        scores={score.grader: score}, decided_by=score.grader, response=final.text,
+        cell=cell, asked=question_of(scored), labels=_labels(scored, seed),
+        outcome=Outcome(Status(score.reason)), scores={score.grader: score}, decided_by=score.grader,
+        response=final.text,
         finish_reason=final.finish_reason, calls=calls, usage=Usage.of(calls), notes=notes,
     )  # fmt: skip
 
@@ -257,7 +307,7 @@ async def _run_strategy(
     cell: Cell,
     strategy: ComposedStrategy,
     variant: Variant,
-    materials: RunMaterials,
+    materials: Materials,
     ctx: CellContext,
     backend: Backend,
     transcript: list[Call],

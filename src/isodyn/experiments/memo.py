@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -147,15 +148,22 @@ class Replay:
 class ReplayMemo:
     """diskcache of Replay entries; safe to share between processes like the response cache."""
 
-    def __init__(self, cache_dir: Path, config: ExperimentConfig) -> None:
+    def __init__(
+        self, cache_dir: Path, config: ExperimentConfig, render_digests: Mapping[str, str] | None = None
+    ) -> None:
         self._store = memo_store(cache_dir)
         self._prefix = f"{code_digest()}|{config.digest(REQUEST_SETTINGS)}"
+        # a profile by its drawing choices, not its name: one edited in isodyn.toml is another cell
+        self._render_digests = dict(render_digests or {})
 
     def key(self, cell: Cell) -> str:
         text = (
             f"{self._prefix}|{cell.model}|{cell.strategy}|{cell.modality.value}|{cell.seed_id}|"
             f"{cell.variant}|{cell.repeat}"
         )
+        if not cell.is_plain:
+            drawn = self._render_digests.get(cell.render, cell.render)
+            text += f"|{drawn}|{cell.perturbation}"
         return hashlib.sha256(text.encode()).hexdigest()
 
     def get(self, cell: Cell) -> Replay | None:

@@ -8,13 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from isodyn.cache.stores import store_conflict
-from isodyn.core import DEMO_INDEX_START
+from isodyn.core import DEFAULT_RENDER, DEMO_INDEX_START, Modality
 from isodyn.datasets import ReleaseError
 from isodyn.datasets.kinds import load_dataset
 from isodyn.errors import ConfigError
-from isodyn.experiments.grid import MAX_CELLS, Grid, expand_grid, grid_size
+from isodyn.experiments.grid import MAX_CELLS, Grid, Showings, expand_grid, grid_size
 from isodyn.experiments.shard import shard_grid
 from isodyn.generators import SeedProgram, all_seeds
+from isodyn.generators.perturb import parse_perturbation
+from isodyn.modalities.profiles import DEFAULT_PROFILE, RenderProfile, resolve_profiles
 from isodyn.models.catalog import ModelError, ModelInfo
 from isodyn.models.remembered import RememberedModels
 from isodyn.runs.config import ExperimentConfig, vision_override
@@ -43,6 +45,12 @@ class Plan:
     judge: ModelInfo | None = None  # the model that reads what the rules could not (`judge=`)
     # a dry run's models whose key is not set, with the variables they need (a real run stops instead)
     missing_keys: dict[str, str] = field(default_factory=dict)
+    # the render profiles of `renders=` by name (built-in, registered or from isodyn.toml)
+    renders: dict[str, RenderProfile] = field(default_factory=lambda: {DEFAULT_RENDER: DEFAULT_PROFILE})
+
+    @property
+    def showings(self) -> Showings:
+        return showings_of(self.config)
 
 
 def _alias_of(config: ExperimentConfig, model: str) -> tuple[str, str, str] | None:
@@ -162,6 +170,22 @@ def _checked_batch(models: list[ModelInfo]) -> None:
             )
 
 
+def showings_of(config: ExperimentConfig) -> Showings:
+    return Showings(config.renders, tuple(parse_perturbation(p) for p in config.perturbations))
+
+
+def _checked_renders(config: ExperimentConfig) -> dict[str, RenderProfile]:
+    """The profiles `renders=` names; ConfigError for an unknown one, or for profiles no cell can
+    use (no image modality asked)."""
+    if config.renders != (DEFAULT_RENDER,) and Modality.IMAGE not in config.modalities:
+        raise ConfigError("renders= draws pictures under profiles, but modalities= asks for no image")
+    if len(set(config.renders)) != len(config.renders) or len(set(config.perturbations)) != len(
+        config.perturbations
+    ):
+        raise ConfigError("renders= and perturbations= name each profile or perturbation once")
+    return {profile.name: profile for profile in resolve_profiles(config.renders)}
+
+
 def plan_experiment(config: ExperimentConfig) -> Plan:
     """Validate every name in the config; raise ConfigError or ModelError before anything is written."""
     _checked_directory(config.out, "out")
@@ -170,6 +194,8 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     _checked_vision(config)
     seeds = _checked_seeds(config)
     strategies = _checked_strategies(config)
+    renders = _checked_renders(config)
+    showings = showings_of(config)
     known = RememberedModels(config.cache_dir)  # litellm is imported only for what it has not said
     models = {name: _checked_model(name, config, known) for name in config.models}
     describer = _checked_model(config.describer, config, known) if config.describer else None
@@ -180,18 +206,20 @@ def plan_experiment(config: ExperimentConfig) -> Plan:
     if config.batch:
         _checked_batch([*models.values(), *([describer] if describer else [])])
     size = grid_size(
-        len(config.models), len(strategies), config.modalities, seeds, config.variants, config.repeats
-    )
+        len(config.models), len(strategies), config.modalities, seeds, config.variants, config.repeats,
+        showings,
+    )  # fmt: skip
     if size > MAX_CELLS:
         raise ConfigError(
             f"the grid has {size:,} cells, more than {MAX_CELLS:,}; choose fewer variants, repeats, "
             "seeds, strategies or models"
         )
     grid = expand_grid(
-        config.models, tuple(strategies), config.modalities, seeds, config.variants, config.repeats
-    )
+        config.models, tuple(strategies), config.modalities, seeds, config.variants, config.repeats,
+        showings,
+    )  # fmt: skip
     if not grid.cells:
         raise ConfigError("the grid is empty: no chosen seed renders any chosen modality")
     if config.shard is not None:  # after the checks above, which are on the whole grid
         grid = shard_grid(grid, config.shard)
-    return Plan(config, seeds, strategies, models, describer, grid, known, judge, missing_keys)
+    return Plan(config, seeds, strategies, models, describer, grid, known, judge, missing_keys, renders)

@@ -150,7 +150,7 @@ async def _execute(
     earlier = earlier_spending(folder.log_file, done or [])
     log = RunLog(folder.log_file)
     parts = open_parts(plan, stores.responses, stores.renders, log)
-    memo = ReplayMemo(config.cache_dir, config)
+    memo = ReplayMemo(config.cache_dir, config, {name: p.digest for name, p in plan.renders.items()})
     received, untrusted = _received(done or [], config, parts.responses)
     done = without_local_failures(folder, without_untrusted(folder, done or [], untrusted))
     finished = {r.cell for r in done}
@@ -216,7 +216,8 @@ def open_parts(plan: Plan, responses: Path, renders: Path, log: RunLog | None = 
     else:
         budget = Budget(config.max_cost)
         client = CachedClient(cache_store, _limits(config), budget, log, api_key_env=config.api_key_env)
-    return RunParts(cache_store, drawings, client, RunMaterials(plan.seeds, config.base_seed, drawings))
+    materials = RunMaterials(plan.seeds, config.base_seed, drawings, plan.renders)
+    return RunParts(cache_store, drawings, client, materials)
 
 
 @dataclass

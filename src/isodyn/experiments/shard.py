@@ -35,8 +35,13 @@ from isodyn.runs.record import Cell
 
 def cell_digest(cell: Cell) -> bytes:
     """SHA-256 of the cell's identity: the JSON array [model, strategy, modality, seed, variant,
-    repeat] as `json.dumps` spells it (ASCII, unambiguous whatever the names hold)."""
-    identity = [cell.model, cell.strategy, cell.modality.value, cell.seed_id, cell.variant, cell.repeat]
+    repeat] as `json.dumps` spells it (ASCII, unambiguous whatever the names hold), then its render
+    and perturbation when not the default, so a plain cell keeps the shard it had before them."""
+    identity: list[str | int] = [
+        cell.model, cell.strategy, cell.modality.value, cell.seed_id, cell.variant, cell.repeat,
+    ]  # fmt: skip
+    if not cell.is_plain:
+        identity += [cell.render, cell.perturbation]
     return hashlib.sha256(json.dumps(identity).encode()).digest()
 
 
@@ -46,13 +51,17 @@ def cell_digests(cells: Sequence[Cell]) -> list[bytes]:
     grid of millions of cells)."""
     heads: dict[tuple[str, str, Modality, str], Any] = {}
     digests = []
-    for model, strategy, modality, seed_id, variant, repeat in cells:
+    for cell in cells:
+        model, strategy, modality, seed_id, variant, repeat, render, perturbation = cell
         head = heads.get((model, strategy, modality, seed_id))
         if head is None:
             opening = json.dumps([model, strategy, modality.value, seed_id])[:-1]  # less its "]"
             head = heads[model, strategy, modality, seed_id] = hashlib.sha256(opening.encode())
         whole = head.copy()
-        whole.update(f", {variant}, {repeat}]".encode())
+        if cell.is_plain:
+            whole.update(f", {variant}, {repeat}]".encode())
+        else:
+            whole.update(f", {variant}, {repeat}, {json.dumps(render)}, {json.dumps(perturbation)}]".encode())
         digests.append(whole.digest())
     return digests
 

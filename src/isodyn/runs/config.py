@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import JsonObject, Modality
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION, JsonObject, Modality
 from isodyn.errors import ConfigError
+from isodyn.generators.perturb import PerturbationError, parse_perturbation
 from isodyn.models.local import DEFAULT_MODEL
 from isodyn.models.requests import DEFAULT_MAX_TOKENS
 from isodyn.runs.setting_values import (
@@ -39,6 +40,14 @@ from isodyn.runs.setting_values import (
 )
 
 
+def parse_perturbation_name(text: str) -> str:
+    """A perturbation's name as rows spell it (`magnitude:10` is `magnitude`); ConfigError if unknown."""
+    try:
+        return parse_perturbation(text).label
+    except PerturbationError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def default_cache_dir() -> Path:
     return Path(os.environ.get("ISODYN_CACHE_DIR", Path.home() / ".cache" / "isodyn"))
 
@@ -53,6 +62,10 @@ class ExperimentConfig:
     # `seeds=` picks some) and its trial folders the variants.
     dataset: Path | None = None
     variants: int = 3  # variant indices 0 .. variants-1 of every seed
+    # Render profiles of the image cells (`modalities.profiles`; isodyn.toml may add some) and
+    # perturbations of every cell's question (`generators.perturb`), each an arm on the same variants.
+    renders: tuple[str, ...] = (DEFAULT_RENDER,)
+    perturbations: tuple[str, ...] = (NO_PERTURBATION,)
     base_seed: int = 0
     repeats: int = 1
     temperature: float = 0.0  # DynaMath samples at temperature 0
@@ -133,6 +146,8 @@ _PARSERS = {
     "seeds": parse_split,
     "dataset": Path,
     "variants": positive_int,  # bounded by the seeds' demonstration indices and the grid's size
+    "renders": parse_split,
+    "perturbations": lambda v: tuple(parse_perturbation_name(x) for x in parse_split(v)),
     "base_seed": int,
     "repeats": bounded_int(1, 1_000),
     "temperature": parse_temperature,
@@ -160,7 +175,10 @@ _PARSERS = {
     "shard": parse_shard,
 }
 # Singular spellings a user will type.
-_ALIASES = {"model": "models", "strategy": "strategies", "modality": "modalities", "seed": "seeds"}
+_ALIASES = {
+    "model": "models", "strategy": "strategies", "modality": "modalities", "seed": "seeds",
+    "render": "renders", "perturbation": "perturbations",
+}  # fmt: skip
 
 
 def parse_key_values(
@@ -241,7 +259,7 @@ def study_words(path: Path) -> list[str]:
     return words
 
 
-_LIST_SETTINGS = frozenset({"models", "strategies", "modalities", "seeds"})
+_LIST_SETTINGS = frozenset({"models", "strategies", "modalities", "seeds", "renders", "perturbations"})
 
 
 def _given(words: list[str], name: str) -> bool:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import Modality
-from isodyn.runs.record import Cell
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION, Modality
+from isodyn.runs.record import Cell, CellKey
 from isodyn.runs.results import read_lines, record_check
 from isodyn.scoring.judge import ERROR_TYPES
 
@@ -28,6 +28,8 @@ class JudgementLine:
     seed_id: str
     variant: int
     repeat: int = 0
+    render: str = DEFAULT_RENDER
+    perturbation: str = NO_PERTURBATION
     topic: str = ""
     level: str = ""
     correct: bool | None = None
@@ -58,7 +60,7 @@ class Judgement:
     judge_reply: str = ""
 
     @property
-    def key(self) -> tuple[str, str, str, str, int, int]:
+    def key(self) -> CellKey:
         return self.cell.key
 
     def to_json(self) -> dict[str, Any]:
@@ -86,10 +88,7 @@ class Judgement:
         key, hit = data.get("judge_key", ""), data.get("judge_cache_hit", False)
         if type(key) is not str or type(hit) is not bool:
             return None
-        cell = Cell(
-            data["model"], data["strategy"], Modality(data["modality"]), data["seed_id"],
-            data["variant"], data.get("repeat", 0),
-        )  # fmt: skip
+        cell = Cell.from_json(data)
         return cls(
             cell=cell, topic=data.get("topic", ""), level=data.get("level", ""),
             correct=data.get("correct"), first_wrong_step=data.get("first_wrong_step"),

@@ -24,7 +24,7 @@ import orjson
 
 from isodyn.core import Modality
 from isodyn.runs.files import MARKS
-from isodyn.runs.record import Cell
+from isodyn.runs.record import Cell, CellKey
 from isodyn.runs.safe import inside, open_own, read_bounded
 
 MARKS_FILE = MARKS
@@ -32,7 +32,6 @@ READINGS = ("correct", "wrong", "none")  # the corpus's verdicts: how a person r
 MAX_MARKS_BYTES = 64_000_000  # far beyond any person's marking; a planted huge file is not read whole
 MAX_NOTE = 2_000  # characters of a note
 
-CellKey = tuple[str, str, str, str, int, int]  # model, strategy, modality, seed_id, variant, repeat
 _MODALITIES = frozenset(m.value for m in Modality)
 
 
@@ -75,6 +74,8 @@ class Mark:
             return None
         if type(data.get("variant")) is not int or type(data.get("repeat", 0)) is not int:
             return None
+        if type(data.get("render", "")) is not str or type(data.get("perturbation", "")) is not str:
+            return None
         if type(data.get("verdict_right")) is not bool:
             return None
         note, time, reading = data.get("note", ""), data.get("time", ""), data.get("reading")
@@ -84,10 +85,7 @@ class Mark:
             or (reading is not None and reading not in READINGS)
         ):
             return None
-        cell = Cell(
-            data["model"], data["strategy"], Modality(data["modality"]), data["seed_id"],
-            data["variant"], data.get("repeat", 0),
-        )  # fmt: skip
+        cell = Cell.from_json(data)
         return cls(cell, data["verdict_right"], note[:MAX_NOTE], time, reading)
 
 

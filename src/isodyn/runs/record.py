@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from isodyn.core import AnswerType, JsonObject, Modality
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION, AnswerType, JsonObject, Modality
 from isodyn.models.requests import CUT_OFF
 from isodyn.runs.calls import Call, Usage
 from isodyn.runs.schema import COLUMNS, DEFAULTS, JUDGE, SCHEMA_VERSION, FlatColumn, migrate
@@ -93,9 +93,14 @@ def status_of(reason: str) -> Status:
     return Outcome.from_reason(reason).status
 
 
+# model, strategy, modality, seed_id, variant, repeat, render, perturbation
+CellKey = tuple[str, str, str, str, int, int, str, str]
+
+
 class Cell(NamedTuple):
-    """Which cell of the grid: a model, a strategy, a modality, a seed's variant, a repeat. A named
-    tuple: it equals (and hashes as) the plain tuple of its values, which is how rows name a cell."""
+    """Which cell of the grid: a model, a strategy, a modality, a seed's variant, a repeat, the render
+    profile its picture is drawn under and the perturbation of its question. A named tuple: it equals
+    (and hashes as) the plain tuple of its values, which is how rows name a cell."""
 
     model: str
     strategy: str
@@ -103,22 +108,54 @@ class Cell(NamedTuple):
     seed_id: str
     variant: int
     repeat: int = 0
+    render: str = DEFAULT_RENDER
+    perturbation: str = NO_PERTURBATION
 
     @property
-    def key(self) -> tuple[str, str, str, str, int, int]:
+    def key(self) -> CellKey:
         """The cell as plain values (what a results.jsonl row says)."""
-        return (self.model, self.strategy, self.modality.value, self.seed_id, self.variant, self.repeat)
+        return (
+            self.model, self.strategy, self.modality.value, self.seed_id, self.variant, self.repeat,
+            self.render, self.perturbation,
+        )  # fmt: skip
+
+    @property
+    def words(self) -> str:
+        """The cell in one line of its values (render and perturbation only when not the default)."""
+        return " ".join(str(value) for value in self.to_json().values())
+
+    @property
+    def is_plain(self) -> bool:
+        """Drawn and asked as every run before render profiles and perturbations did."""
+        return self.render == DEFAULT_RENDER and self.perturbation == NO_PERTURBATION
 
     def to_json(self) -> dict[str, str | int]:
-        """The cell's values as the files and the viewer spell them: flat, in this order."""
-        return dict(zip(CELL_FIELDS, self.key, strict=True))
+        """The cell's values as marks, judgements and the viewer spell them: flat, in this order;
+        the render and perturbation only when not the default (a plain cell's line is as before)."""
+        data: dict[str, str | int] = dict(zip(CELL_FIELDS, self.key, strict=True))
+        if self.render == DEFAULT_RENDER:
+            del data["render"]
+        if self.perturbation == NO_PERTURBATION:
+            del data["perturbation"]
+        return data
 
     @classmethod
     def of(cls, key: Sequence[Any]) -> Cell:
         """The cell a key of plain values names (model, strategy, modality, seed_id, variant,
-        repeat); ValueError when its modality is none of isodyn's."""
-        model, strategy, modality, seed_id, variant, repeat = key
-        return cls(model, strategy, Modality(modality), seed_id, variant, repeat)
+        repeat[, render, perturbation]); ValueError when its modality is none of isodyn's."""
+        model, strategy, modality, seed_id, variant, repeat, *drawn = key
+        return cls(model, strategy, Modality(modality), seed_id, variant, repeat, *drawn)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Cell:
+        """The cell a flat JSON object names (a row, a mark, a judgement); a line written before
+        render profiles reads as the default render and no perturbation. KeyError, ValueError or
+        TypeError when it names none."""
+        return cls(
+            data["model"], data["strategy"], Modality(data["modality"]), data["seed_id"], data["variant"],
+            data.get("repeat", 0), data.get("render", DEFAULT_RENDER),
+            data.get("perturbation", NO_PERTURBATION),
+        )  # fmt: skip
 
 
 CELL_FIELDS = Cell._fields
@@ -131,6 +168,9 @@ class Labels:
     topic: str = ""
     level: str = ""
     variation_types: tuple[str, ...] = ()
+    # digits of the largest quantity the seed's magnitude perturbation scales (None: it declares none),
+    # the covariate that tells a drop on bigger numbers from one on a clause
+    number_digits: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -189,7 +229,7 @@ class CellResult:
 
     # --- the flat view: results.jsonl's columns -------------------------------------------------
     @property
-    def key(self) -> tuple[str, str, str, str, int, int]:
+    def key(self) -> CellKey:
         return self.cell.key
 
     @property
@@ -363,14 +403,16 @@ class CellResult:
         return cls(
             cell=Cell(
                 row["model"], row["strategy"], Modality(row["modality"]), row["seed_id"], row["variant"],
-                row["repeat"],
+                row["repeat"], row["render"], row["perturbation"],
             ),
             asked=Question(
                 row["truth"], AnswerType(row["answer_type"]), tuple(str(c) for c in row["choices"] or ()),
                 row["question"], row["percent_question"], Tolerance(row["abs_tol"], row["rel_tol"]),
                 row["solution"],
             ),
-            labels=Labels(row["topic"], row["level"], tuple(row["variation_types"] or ())),
+            labels=Labels(
+                row["topic"], row["level"], tuple(row["variation_types"] or ()), row["number_digits"]
+            ),
             outcome=outcome, scores=scores, decided_by=decided_by, response=row["response"],
             finish_reason=row["finish_reason"],
             calls=tuple(Call.from_json(t) for t in row["transcript"] or ()),

@@ -28,7 +28,7 @@ from isodyn.errors import IsodynError
 from isodyn.runs import files
 from isodyn.runs.calls import Call
 from isodyn.runs.files import DAMAGED
-from isodyn.runs.record import CellResult
+from isodyn.runs.record import Cell, CellResult
 from isodyn.runs.schema import ROW_FIELDS, SCHEMA_VERSION, Row, ScoreRow, migrate
 from isodyn.runs.summary import RunSummary, read_summary
 
@@ -382,7 +382,7 @@ def read_results(run_dir: Path, repair: bool = False, missing_ok: bool = False) 
     config = _object(read_json(run_dir / files.CONFIG)) or {}
     base_seed = config.get("base_seed")
     results: list[CellResult] = []
-    seen: set[tuple[str, str, str, str, int, int]] = set()
+    seen: set[Cell] = set()
     rows = damaged = 0
     first: str | None = None
     for row, _line, why in scan_lines(path, row_problem) if path else ():

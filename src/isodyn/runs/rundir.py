@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from isodyn.atomic import write_atomic
-from isodyn.core import JsonObject
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION, JsonObject
 from isodyn.datasets.kinds import resolved
 from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.folder import RunFolder
@@ -38,6 +38,10 @@ def run_identity(config: ExperimentConfig) -> str:
         extra["shard"] = list(config.shard)
     if config.grader != DEFAULT_GRADER:  # the default is left out so earlier runs keep their identity
         extra["grader"] = config.grader
+    if config.renders != (DEFAULT_RENDER,):  # the same: a run of plain pictures and questions keeps it
+        extra["renders"] = sorted(config.renders)
+    if config.perturbations != (NO_PERTURBATION,):
+        extra["perturbations"] = sorted(config.perturbations)
     # the same models and strategies in another order are the same run
     extra |= {"models": sorted(config.models), "strategies": sorted(config.strategies)}
     return config.digest(RUN_IDENTITY, **extra)[:12]
@@ -196,7 +200,7 @@ def without_untrusted(
     (cell, why), count = next(iter(untrusted.items())), len(untrusted)
     sys.stderr.write(
         f"warning: {folder.path}: {count} row(s) of results.jsonl not trusted, moved to {DAMAGED_FILE}; "
-        f"the first, cell {visible(' '.join(map(str, cell.key)))}: {visible(why)}; "
+        f"the first, cell {visible(cell.words)}: {visible(why)}; "
         "their cells run again\n"
     )
     return [r for r in done if r.cell not in untrusted]

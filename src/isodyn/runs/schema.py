@@ -13,7 +13,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-from isodyn.core import AnswerType, JsonObject
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION, AnswerType, JsonObject
 from isodyn.runs.calls import Call
 from isodyn.scoring import DEFAULT_GRADER, Tolerance
 from isodyn.scoring.extract import NONE_FOUND
@@ -114,6 +114,9 @@ COLUMNS: tuple[FlatColumn, ...] = (
     _column("seed_id", str, _REQUIRED, "record.cell.seed_id"),
     _column("variant", int, _REQUIRED, "record.cell.variant"),
     _column("repeat", int, 0, "record.cell.repeat"),
+    # issue 41: the render profile of the cell's picture, the perturbation of its question
+    _column("render", str, DEFAULT_RENDER, "record.cell.render"),
+    _column("perturbation", str, NO_PERTURBATION, "record.cell.perturbation"),
     _column("topic", str, "", "record.labels.topic"),
     _column("level", str, "", "record.labels.level"),
     _column("answer_type", str, AnswerType.TEXT.value, "record.asked.answer_type.value"),
@@ -126,6 +129,7 @@ COLUMNS: tuple[FlatColumn, ...] = (
     _column("rel_tol", float, Tolerance().relative, "record.asked.tolerance.relative"),
     _column("solution", str, "", "record.asked.solution"),
     _column("variation_types", tuple[str, ...], (), "record.labels.variation_types"),
+    _column("number_digits", int | None, None, "record.labels.number_digits"),
     # ok, extraction_failed, truncated (graded), skipped: why, error:kind
     _column("reason", str, "ok", "record.outcome.reason"),
     _column("correct", bool | None, None, "verdict.correct if verdict else None"),
@@ -191,6 +195,8 @@ class Column(StrEnum):
     seed_id = "seed_id"
     variant = "variant"
     repeat = "repeat"
+    render = "render"
+    perturbation = "perturbation"
     topic = "topic"
     level = "level"
     answer_type = "answer_type"
@@ -202,6 +208,7 @@ class Column(StrEnum):
     rel_tol = "rel_tol"
     solution = "solution"
     variation_types = "variation_types"
+    number_digits = "number_digits"
     reason = "reason"
     correct = "correct"
     extracted = "extracted"

@@ -37,9 +37,10 @@ import orjson
 
 from isodyn.atomic import write_atomic
 from isodyn.cache.folder import Stores
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION
 from isodyn.runs.config import default_cache_dir
 from isodyn.runs.folder import RunFolder
-from isodyn.runs.record import Cell
+from isodyn.runs.record import Cell, CellKey
 from isodyn.runs.safe import UnsafeFile, read_bounded
 from isodyn.view.scan import (
     CLEAR,
@@ -79,6 +80,8 @@ class Filters:
     model: str | None = None
     strategy: str | None = None
     modality: str | None = None
+    render: str | None = None
+    perturbation: str | None = None
     topic: str | None = None
     seed_id: str | None = None
     reason: str | None = None
@@ -239,23 +242,21 @@ class CellIndex:
     # --- derived columns and sort orders ----------------------------------------------------------
     def _derive(self) -> None:
         codes, numbers = self.codes, self.numbers
-        rank = {name: self._rank(name) for name in ("model", "strategy", "modality", "seed_id")}
+        arm = ("model", "strategy", "modality", "render", "perturbation", "seed_id")
+        rank = {name: self._rank(name) for name in arm}
         group = np.zeros(self.size, dtype=np.int64)  # one number per (arm, seed), from the codes
-        for name in ("model", "strategy", "modality", "seed_id"):
+        for name in arm:
             group = group * len(self.vocab[name]) + codes[name]  # well inside 64 bits for any run
         _, group = np.unique(group, return_inverse=True)
         verdict = numbers["verdict"]
         self.failed = np.bincount(group, weights=verdict == WRONG).astype(np.int64)[group]
         self.graded_count = np.bincount(group, weights=verdict != NOT_GRADED).astype(np.int64)[group]
         identity = [
-            numbers["repeat"], numbers["variant"], rank["modality"], rank["strategy"], rank["model"],
-            rank["seed_id"],
+            numbers["repeat"], rank["perturbation"], rank["render"], numbers["variant"], rank["modality"],
+            rank["strategy"], rank["model"], rank["seed_id"],
         ]  # fmt: skip  # np.lexsort: the last key sorts first
         self.by_seed = np.lexsort(identity)
-        self.by_failed = np.lexsort(
-            [numbers["repeat"], numbers["variant"], rank["modality"], rank["strategy"], rank["model"],
-             rank["seed_id"], -self.failed]
-        )  # fmt: skip
+        self.by_failed = np.lexsort([*identity, -self.failed])
         self.seed_rank = rank["seed_id"]
 
     def _rank(self, name: str) -> np.ndarray:
@@ -270,11 +271,12 @@ class CellIndex:
     def value(self, name: str, cell: int) -> str:
         return self.vocab[name][int(self.codes[name][cell])]
 
-    def cell_key(self, cell: int) -> tuple[str, str, str, str, int, int]:
+    def cell_key(self, cell: int) -> CellKey:
         variant, repeat = int(self.numbers["variant"][cell]), int(self.numbers["repeat"][cell])
         return (
             self.value("model", cell), self.value("strategy", cell), self.value("modality", cell),
-            self.value("seed_id", cell), variant, repeat,
+            self.value("seed_id", cell), variant, repeat, self.value("render", cell),
+            self.value("perturbation", cell),
         )  # fmt: skip
 
     def position(self, cell: int) -> tuple[int, int]:
@@ -294,9 +296,12 @@ class CellIndex:
         )  # fmt: skip
 
     def find(self, key: Sequence[Any]) -> int | None:
-        """The cell with this identity (model, strategy, modality, seed_id, variant, repeat)."""
+        """The cell with this identity (model, strategy, modality, seed_id, variant, repeat[, render,
+        perturbation]: a key without them names the default render and no perturbation)."""
+        named = (*key[:4], *(key[6:8] if len(key) >= 8 else (DEFAULT_RENDER, NO_PERTURBATION)))
         mask = np.ones(self.size, dtype=bool)
-        for name, value in zip(("model", "strategy", "modality", "seed_id"), key[:4], strict=True):
+        texts = ("model", "strategy", "modality", "seed_id", "render", "perturbation")
+        for name, value in zip(texts, named, strict=True):
             code = self.lookup[name].get(str(value))
             if code is None:
                 return None

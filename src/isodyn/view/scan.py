@@ -15,12 +15,15 @@ from typing import Any
 
 import orjson
 
-from isodyn.core import Modality
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION, Modality
 from isodyn.runs.results import BOM, parsed_line, row_problem
 from isodyn.runs.schema import GRADED, ROW_FIELDS, SCHEMA_VERSION, migrate
 from isodyn.scoring.extract import CLEAR, NONE_FOUND
 
-CODED = ("model", "strategy", "modality", "seed_id", "topic", "reason", "method", "ambiguity")
+CODED = (
+    "model", "strategy", "modality", "seed_id", "render", "perturbation", "topic", "reason", "method",
+    "ambiguity",
+)  # fmt: skip
 NUMERIC = ("variant", "repeat", "verdict", "disagree", "judged", "offset", "length")
 RIGHT, WRONG, NOT_GRADED = range(3)
 SHORT = 80  # characters of the truth and the answer read, kept for the list
@@ -47,7 +50,9 @@ class Columns:
         codes, lookup = self.codes, self.lookup
         for name, value in (
             ("model", row["model"]), ("strategy", row["strategy"]), ("modality", row["modality"]),
-            ("seed_id", row["seed_id"]), ("topic", row.get("topic", "")), ("reason", reason),
+            ("seed_id", row["seed_id"]), ("render", row.get("render", DEFAULT_RENDER)),
+            ("perturbation", row.get("perturbation", NO_PERTURBATION)), ("topic", row.get("topic", "")),
+            ("reason", reason),
             ("method", row.get("method") or ""), ("ambiguity", ambiguity or ""),
         ):  # fmt: skip
             known = lookup[name]
@@ -72,7 +77,8 @@ _TEXT = (str,)
 _OPTIONAL_TEXT = (str, type(None))
 _CHECKED: tuple[tuple[str, tuple[type, ...]], ...] = (
     ("model", _TEXT), ("strategy", _TEXT), ("modality", _TEXT), ("seed_id", _TEXT), ("variant", (int,)),
-    ("repeat", (int,)), ("topic", _TEXT), ("reason", _TEXT), ("truth", _TEXT),
+    ("repeat", (int,)), ("render", _TEXT), ("perturbation", _TEXT), ("topic", _TEXT), ("reason", _TEXT),
+    ("truth", _TEXT),
     ("correct", (bool, type(None))), ("extracted", _OPTIONAL_TEXT), ("method", _OPTIONAL_TEXT),
     ("ambiguity", _OPTIONAL_TEXT), ("scores", (dict,)),
 )  # fmt: skip
@@ -189,6 +195,8 @@ def _scan_range(data: bytes, position: int, stop: int, number: int, results: Pat
             row["seed_id"],
             row["variant"],
             row.get("repeat", 0),
+            row.get("render", DEFAULT_RENDER),
+            row.get("perturbation", NO_PERTURBATION),
         )
         if key in seen:
             duplicates += 1
