@@ -30,6 +30,7 @@ from isodyn.analysis.stats import (
     paired_bootstrap,
     smallest_sign_flip_p,
 )
+from isodyn.runs.schema import Column
 
 TARGET_EFFECT = 0.05  # the effect size (5 points) the "seeds needed" column is computed for
 LISTED = 8  # names listed in a summary or a "dropped" line before "and N more"
@@ -141,6 +142,9 @@ def compare(
     """Every pair of `by` values (or every value against `baseline`) within each context."""
     graded = graded_cells(frame)
     context_columns: list[str] = [c for c in ARM if c != by]
+    for drawn in (Column.render, Column.perturbation):  # only in runs that varied them: else as before
+        if drawn != by and drawn in graded.columns and graded[drawn].nunique() > 1:
+            context_columns.append(drawn)
     if by != "run" and "run" in graded.columns and graded["run"].nunique() > 1:
         context_columns.append("run")
     drafts: list[tuple[str, str, str, PairedBootstrap, int, Caution | None]] = []

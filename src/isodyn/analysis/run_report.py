@@ -29,7 +29,9 @@ from isodyn.analysis.legend import legend
 from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
+from isodyn.analysis.showings import perturbation_effects, plain_mask, render_sensitivity
 from isodyn.atomic import write_atomic
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION
 from isodyn.errors import IsodynError
 from isodyn.runs.calls import Call
 from isodyn.runs.folder import RunFolder
@@ -66,6 +68,9 @@ def _facts(summary: RunSummary | None, config: dict[str, Any] | None) -> list[tu
         if config and key in config:
             value = config[key]
             facts.append((key, ", ".join(map(str, value)) if isinstance(value, list) else str(value)))
+    for key, plain in (("renders", [DEFAULT_RENDER]), ("perturbations", [NO_PERTURBATION])):
+        if config and isinstance(config.get(key), list) and config[key] != plain:  # a plain run as before
+            facts.append((key, ", ".join(map(str, config[key]))))
     counts = ("cells", "calls_made", "cache_hits", "cost_usd", "skipped", "errors", "extraction_failed",
               "truncated", "judged", "decided_by_judge")  # fmt: skip
     for key in counts:
@@ -193,10 +198,16 @@ def build_report(
     (`analysis.sections`), in order. `regrade` gives each grader's verdicts (kept ones, or afresh);
     `progress`, when given, is told which section is being computed."""
     results = [encodable(result) for result in results]
-    frame = results_frame(results, copy_calls=False)
+    shown = results_frame(results, copy_calls=False)
+    # the sections other than the two on profiles and perturbations read the plain cells
+    plain = plain_mask(shown).to_numpy()
+    results = [result for result, keep in zip(results, plain, strict=True) if keep]
+    frame = shown[plain].reset_index(drop=True)
     graded = graded_cells(frame)
     chosen = run_baseline(frame, config, baseline)
-    inputs = ReportInputs(results, frame, graded, bootstrap, process, chosen.arm.strategy, marks, regrade)
+    inputs = ReportInputs(
+        results, frame, graded, bootstrap, process, chosen.arm.strategy, marks, regrade, shown
+    )
     tables: list[tuple[str, str, pd.DataFrame]] = []
     figures: dict[str, tuple[str, bytes]] = {}
     footnotes: dict[str, str] = {}
@@ -204,6 +215,8 @@ def build_report(
     if not graded.empty:
         found = find(graded, chosen, bootstrap)
         lines = sentences(found)
+    for sensitivity in (render_sensitivity(shown, bootstrap), perturbation_effects(shown, bootstrap)):
+        lines += sensitivity.findings() if sensitivity is not None else []
         caption = (
             f"A_avg and A_wst of every arm with {bootstrap.level:.0%} cluster-bootstrap intervals over "
             f"seeds (none drawn from fewer than {MIN_INTERVAL_SEEDS}); the baseline arm ({chosen.arm}) "

@@ -26,6 +26,12 @@ from isodyn.analysis.health import grading_health, health_table
 from isodyn.analysis.metrics import Bootstrap, graded_cells, robustness_table
 from isodyn.analysis.modality import modality_gap
 from isodyn.analysis.process import error_distribution
+from isodyn.analysis.showings import (
+    Sensitivity,
+    accuracy_by_number_size,
+    perturbation_effects,
+    render_sensitivity,
+)
 from isodyn.analysis.tables import dynamath_tables, format_value, isobench_layout, overview_table
 from isodyn.registry import Registry
 from isodyn.runs.marks import Mark
@@ -45,6 +51,8 @@ class ReportInputs:
     gap_strategy: str = "zeroshot"  # the strategy the modality gap is measured under (the baseline's)
     marks: Sequence[Mark] | None = None  # a person's marks on verdicts (`exp view`), when any
     regrade: Regrade = graded_afresh  # a cell graded by a named grader (a kept verdict, when one is)
+    # every cell, under every render profile and perturbation (`frame` holds the plain ones only)
+    shown: pd.DataFrame | None = None
 
 
 @dataclass(frozen=True)
@@ -237,3 +245,44 @@ def review_section(inputs: ReportInputs) -> Section:
         "the verdict, and A_avg (%) over the marked cells as graded and as the person read them."
     )
     return Section([("Reviewed verdicts", caption, table)])
+
+
+def _sensitivity_section(found: Sensitivity | None, title: str, caption: str) -> Section:
+    if found is None:
+        return Section()
+    table = found.table()
+    return Section([(title, caption, table)] if not table.empty else [])
+
+
+@SECTIONS.register("render sensitivity", order=35)
+def render_section(inputs: ReportInputs) -> Section:
+    """Accuracy of image cells under each render profile against the base profile, same variants."""
+    shown = inputs.shown if inputs.shown is not None else inputs.frame
+    found = render_sensitivity(shown, inputs.bootstrap)
+    caption = (
+        "Image cells under each render profile against the base profile on the same variants: A in %, "
+        f"the difference in points with its {inputs.bootstrap.level:.0%} cluster-bootstrap interval over "
+        "seeds, the sign-flip p Holm-adjusted across the family; ▼ the arm's worst profile."
+    )
+    return _sensitivity_section(found, "Render sensitivity", caption)
+
+
+@SECTIONS.register("perturbations", order=36)
+def perturbation_section(inputs: ReportInputs) -> Section:
+    """Accuracy under each perturbation against none on the same variants, and by number size."""
+    shown = inputs.shown if inputs.shown is not None else inputs.frame
+    found = perturbation_effects(shown, inputs.bootstrap)
+    caption = (
+        "Cells under each perturbation against the base (none) on the same variants: A in %, the "
+        f"difference in points with its {inputs.bootstrap.level:.0%} cluster-bootstrap interval over "
+        "seeds, the sign-flip p Holm-adjusted across the family; ▼ the arm's worst perturbation."
+    )
+    section = _sensitivity_section(found, "Perturbations", caption)
+    sizes = accuracy_by_number_size(shown)
+    if found is not None and not sizes.empty:
+        size_caption = (
+            "A in % (graded cells) by the digits of the variant's largest quantity, per perturbation: "
+            "a drop that follows the digits is the numbers' size, not the clause."
+        )
+        section.tables.append(("Accuracy by number size", size_caption, sizes))
+    return section

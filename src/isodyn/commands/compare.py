@@ -31,7 +31,7 @@ from isodyn.runs.results import results_frame
 from isodyn.textsafe import visible
 
 CompareBy = Literal["strategy", "model", "modality", "run"]
-COMPARE_BY = ("strategy", "model", "modality", "run")
+COMPARE_BY = ("strategy", "model", "modality", "run", "render", "perturbation")
 
 
 @dataclass(frozen=True)
