@@ -185,6 +185,7 @@ KINDS: dict[str, str] = {
     "graders": "isodyn.scoring.graders:GRADERS",
     "metrics": "isodyn.analysis.sections:SECTIONS",
     "datasets": "isodyn.datasets.kinds:DATASETS",
+    "perturbations": "isodyn.generators.perturb:PERTURBATIONS",
     "renders": "isodyn.modalities.profiles:RENDERS",
 }
 

@@ -78,6 +78,8 @@ def _facts(summary: RunSummary | None, config: dict[str, Any] | None) -> list[tu
             facts.append((key, str(getattr(summary, key))))
     if summary is not None and summary.not_renderable:
         facts.append(("not renderable (never run)", ", ".join(summary.not_renderable)))
+    if summary is not None and summary.not_perturbable:
+        facts.append(("not perturbable (never run)", ", ".join(summary.not_perturbable)))
     return facts
 
 

@@ -61,7 +61,8 @@ def run(
         list[str] | None,
         typer.Argument(
             help="[STUDY.toml] key=value settings: models, strategies, modalities, seeds, variants, repeats, "
-            "base_seed, temperature, max_tokens, api_base, api_key_env, describer, vision, concurrency, rpm, "
+            "renders (exp list renders), perturbations (exp list perturbations), base_seed, temperature, "
+            "max_tokens, api_base, api_key_env, describer, vision, concurrency, rpm, "
             "tpm, max_retries, timeout, max_cost, dry_run, out, cache_dir, quiet, grader, judge, batch, "
             "batch_size, batch_wait, batch_fallback, shard",
             show_default=False,
@@ -75,7 +76,8 @@ def run(
         ),
     ] = False,
 ) -> None:
-    """Run the grid models x strategies x modalities x seeds x variants x repeats.
+    """Run the grid models x strategies x modalities x seeds x variants x repeats (x render profiles of
+    the pictures x perturbations of the questions, when asked).
 
     A study file (`exp run study.toml`, or config=study.toml) holds the settings; key=value words
     after it override them. The same command after a crash, Ctrl-C or kill -9 resumes the unfinished

@@ -95,6 +95,7 @@ def summarize(
         decided_by_judge=counts["decided_by_judge"],
         correct=counts["correct"],
         not_renderable=tuple(f"{seed}:{modality.value}" for seed, modality in grid.not_renderable),
+        not_perturbable=tuple(f"{seed}:{name}" for seed, name in grid.not_perturbable) or None,
         seconds=round(seconds, 3),
     )
 

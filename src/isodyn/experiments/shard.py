@@ -136,7 +136,7 @@ def shard_grid(grid: Grid, shard: tuple[int, int]) -> Grid:
             f"shard={index}/{count} holds no cell: the grid has {size:,} cell{'' if size == 1 else 's'}; "
             f"choose N at most {size:,}"
         )
-    return Grid(cells, grid.not_renderable)
+    return Grid(cells, grid.not_renderable, grid.not_perturbable)
 
 
 def shard_text(shard: tuple[int, int], cells: int, grid_cells: int) -> str:

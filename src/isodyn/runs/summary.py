@@ -25,7 +25,7 @@ RUN_KEYS = (
     "cells", "complete", "left_undone", "calls_made", "cache_hits", "retries", "cost_usd", "skipped",
     "errors", "extraction_failed", "truncated", "graded", "judged", "decided_by_judge", "correct",
     "not_renderable", "seconds", "this_process", "results_digest", "max_cost", "stopped", "local_failures",
-    "not_cached",
+    "not_cached", "not_perturbable",
 )  # fmt: skip
 # `exp rescore` (audit only with audit=N)
 RESCORE_KEYS = (
@@ -132,6 +132,7 @@ class RunSummary:
     stopped: str | None = None  # why no model could be called
     local_failures: int | None = None  # cells that failed on this machine
     not_cached: int | None = None  # replies the cache could not take (kept in results.jsonl)
+    not_perturbable: tuple[str, ...] | None = None  # "seed:perturbation" never run (a seed without it)
     judge: JudgeCalls | None = None  # a rescore's judge calls
     rescored_from: str | None = None
     audit: Mapping[str, Any] | None = None  # a rescore's audit of the rules (`exp rescore audit=N`)
