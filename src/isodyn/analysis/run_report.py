@@ -217,14 +217,14 @@ def build_report(
     if not graded.empty:
         found = find(graded, chosen, bootstrap)
         lines = sentences(found)
-    for sensitivity in (render_sensitivity(shown, bootstrap), perturbation_effects(shown, bootstrap)):
-        lines += sensitivity.findings() if sensitivity is not None else []
         caption = (
             f"A_avg and A_wst of every arm with {bootstrap.level:.0%} cluster-bootstrap intervals over "
             f"seeds (none drawn from fewer than {MIN_INTERVAL_SEEDS}); the baseline arm ({chosen.arm}) "
             "shaded, the best (▲) and worst (▼) arms marked at the right."
         )
         figures[SUMMARY_FIGURE] = (caption, plots.findings_summary(arms_frame(found), bootstrap.level))
+    for sensitivity in (render_sensitivity(shown, bootstrap), perturbation_effects(shown, bootstrap)):
+        lines += sensitivity.findings() if sensitivity is not None else []
     for done, (name, section) in enumerate(SECTIONS.items()):
         if progress is not None:
             progress(f"section {name}", done, len(SECTIONS))
