@@ -24,6 +24,8 @@ class ArmRow:
     model: str
     strategy: str
     modality: str
+    render: str
+    perturbation: str
     repeat: int
     squares: list[Square]
     right: int
@@ -46,19 +48,33 @@ class SeedView:
     worst_failures: int
 
 
+Arm = tuple[str, str, str, str, str, int]  # model, strategy, modality, render, perturbation, repeat
+
+
+def _arm_of(index: CellIndex, cell: int) -> Arm:
+    value = index.value
+    return (
+        value("model", cell),
+        value("strategy", cell),
+        value("modality", cell),
+        value("render", cell),
+        value("perturbation", cell),
+        int(index.numbers["repeat"][cell]),
+    )
+
+
 def seed_view(index: CellIndex, seed_id: str) -> SeedView | None:
     cells = index.of_seed(seed_id)
     if not len(cells):
         return None
     variants = sorted({int(index.numbers["variant"][c]) for c in cells})
-    by_arm: dict[tuple[str, str, str, int], dict[int, int]] = {}
+    # a render profile or a perturbation is an arm of its own: its cells share the variant numbers
+    by_arm: dict[Arm, dict[int, int]] = {}
     for c in map(int, cells):
-        arm = (index.value("model", c), index.value("strategy", c), index.value("modality", c),
-               int(index.numbers["repeat"][c]))  # fmt: skip
-        by_arm.setdefault(arm, {})[int(index.numbers["variant"][c])] = c
+        by_arm.setdefault(_arm_of(index, c), {})[int(index.numbers["variant"][c])] = c
     rows = []
     failures = dict.fromkeys(variants, 0)
-    for arm in sorted(by_arm, key=lambda a: (*map(natural_key, a[:3]), a[3])):
+    for arm in sorted(by_arm, key=lambda a: (*map(natural_key, a[:5]), a[5])):
         squares = []
         for variant in variants:
             cell = by_arm[arm].get(variant)
