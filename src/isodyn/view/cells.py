@@ -95,6 +95,7 @@ class ProfileView:
     render: str
     images: list[str]
     verdict: str
+    reason: str
     extracted: str | None  # the answer read, as the list keeps it (shortened)
 
 
@@ -347,7 +348,7 @@ def _profiles(index: CellIndex, results: Path, cell: int, own_images: list[str])
                 continue  # a damaged line: that profile is left out, the others still shown
         views.append(
             ProfileView(other, index.value("render", other), images, index.verdict(other),
-                        index.extracted[other])
+                        index.value("reason", other), index.extracted[other])
         )  # fmt: skip
     return views
 

@@ -4,7 +4,9 @@ glance (DynaMath's worst case: an arm solves a seed only when it gets every vari
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION
 from isodyn.view.index import CellIndex, natural_key
 from isodyn.view.scan import NOT_GRADED, RIGHT
 
@@ -63,6 +65,16 @@ def _arm_of(index: CellIndex, cell: int) -> Arm:
     )
 
 
+def _arm_order(arm: Arm) -> tuple[Any, ...]:
+    """Arms in natural order, an arm's default render and unperturbed variants before the others."""
+    model, strategy, modality, render, perturbation, repeat = arm
+    return (
+        *map(natural_key, (model, strategy, modality)),
+        render != DEFAULT_RENDER, natural_key(render),
+        perturbation != NO_PERTURBATION, natural_key(perturbation), repeat,
+    )  # fmt: skip
+
+
 def seed_view(index: CellIndex, seed_id: str) -> SeedView | None:
     cells = index.of_seed(seed_id)
     if not len(cells):
@@ -74,7 +86,7 @@ def seed_view(index: CellIndex, seed_id: str) -> SeedView | None:
         by_arm.setdefault(_arm_of(index, c), {})[int(index.numbers["variant"][c])] = c
     rows = []
     failures = dict.fromkeys(variants, 0)
-    for arm in sorted(by_arm, key=lambda a: (*map(natural_key, a[:5]), a[5])):
+    for arm in sorted(by_arm, key=_arm_order):
         squares = []
         for variant in variants:
             cell = by_arm[arm].get(variant)
