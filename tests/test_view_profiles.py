@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from isodyn.core import Modality
 from isodyn.generators.base import SEEDS
 from isodyn.runs.folder import RunFolder
 from isodyn.testing import OpenAIStub
@@ -83,7 +82,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProfileRun]:
     script = SmallPicturesFail(MIN_WIDTH)
     seed = SEEDS[SEED]()
     for index in range(VARIANTS):
-        script.answerer.register(seed.variant(index, 0), Modality.IMAGE)
+        script.register(seed.variant(index, 0))
     words = [
         "run", "models=openai/m", "vision=yes", f"seeds={SEED}", "modalities=image,latex",
         f"variants={VARIANTS}", "renders=default,lowres", "perturbations=none,magnitude",
