@@ -129,12 +129,18 @@ def test_exp_search_renders_records_the_profile_in_trials_and_the_report(run_cli
         done = run_cli(
             "search", "models=openai/stub", f"api_base={stub.base_url}", "vision=yes", f"seeds={SEED}",
             "modalities=image", "renders=default,lowres", "budget=8", "confirm=1", "baseline=0",
-            "searcher=random", f"out={tmp_path / 'out'}", f"cache_dir={tmp_path / 'cache'}", "quiet=1",
+            "searcher=random", "transfer=openai/other", f"out={tmp_path / 'out'}",
+            f"cache_dir={tmp_path / 'cache'}", "quiet=1",
         )  # fmt: skip
     assert done.code == 0, done.err
     (folder,) = (tmp_path / "out").glob("search-*")
-    lines = [json.loads(line) for line in (folder / "trials.jsonl").read_text().splitlines()]
+    every = [json.loads(line) for line in (folder / "trials.jsonl").read_text().splitlines()]
+    lines = [line for line in every if line["searcher"] != "transfer"]
     confirmed = [line for line in lines if line["status"] == "confirmed"]
+    # the hard set is asked to the transfer model under the profile each variant failed under
+    transferred = [line for line in every if line["searcher"] == "transfer"]
+    assert len(transferred) == len(confirmed) >= 2  # in turn, one would have been default
+    assert all(line["render"] == "lowres" and line["status"] == "confirmed" for line in transferred)
     assert confirmed and all(line["render"] == "lowres" for line in confirmed)
     others = [line for line in lines if line not in confirmed]
     assert others and all("render" not in line and line["status"] == "unclear" for line in others)

@@ -203,14 +203,17 @@ def _varied_renders(trials: Sequence[Trial]) -> bool:
     return any(t.render != DEFAULT_RENDER for t in trials)
 
 
+_CHOSE_RENDER = (Searcher.GUIDED, Searcher.RANDOM)  # the baseline and transfers do not choose one
+
+
 def _renders(trials: Sequence[Trial]) -> list[str]:
-    """Per arm and render profile: the variants answered and the failures confirmed under it (only
-    for a search with `renders=`)."""
+    """Per arm and render profile: the variants the searchers answered and the failures confirmed
+    under it (only for a search with `renders=`)."""
     if not _varied_renders(trials):
         return []
     counts: dict[tuple[Arm, str], list[Trial]] = {}
     for trial in trials:
-        if trial.answered and trial.searcher is not Searcher.TRANSFER:
+        if trial.answered and trial.searcher in _CHOSE_RENDER:
             counts.setdefault((Arm.of(trial.unit), trial.render), []).append(trial)
     rows = [
         {
@@ -225,7 +228,7 @@ def _renders(trials: Sequence[Trial]) -> list[str]:
     ]
     confirmed: dict[str, int] = {}
     for trial in trials:
-        if trial.confirmed and trial.searcher is not Searcher.TRANSFER:
+        if trial.confirmed and trial.searcher in _CHOSE_RENDER:
             confirmed[trial.render] = confirmed.get(trial.render, 0) + 1
     most = max(confirmed, key=lambda render: confirmed[render], default=None)
     said = (
@@ -237,8 +240,9 @@ def _renders(trials: Sequence[Trial]) -> list[str]:
     return [
         "## Render profiles",
         "",
-        "Each variant of an image unit was drawn under one of the profiles of `renders=` (the baseline "
-        "under the first); the worst case above is taken over all of them. " + said,
+        "Each variant an image unit's searchers tried was drawn under one of the profiles of `renders=` "
+        "(the baseline under the first, left out here); the worst case above is taken over all of "
+        "them. " + said,
         "",
         markdown_table(pd.DataFrame(rows)) if rows else "_(no answered trials)_",
         "",
