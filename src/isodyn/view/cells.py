@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from isodyn.core import DEFAULT_RENDER
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION
 from isodyn.errors import IsodynError
 from isodyn.runs.marks import Mark, graded_reading
 from isodyn.runs.record import Cell, CellResult
@@ -355,7 +355,7 @@ def _profiles(index: CellIndex, results: Path, cell: int, own_images: list[str])
 
 def _arms(index: CellIndex, cell: int) -> list[ArmView]:
     repeat = index.numbers["repeat"][cell]
-    return [
+    arms = [
         ArmView(
             other,
             index.value("model", other),
@@ -368,6 +368,19 @@ def _arms(index: CellIndex, cell: int) -> list[ArmView]:
         for other in map(int, index.same_variant(cell))
         if other != cell and index.numbers["repeat"][other] == repeat
     ]
+    # in the index's order, but within a model, strategy and modality the default render and the
+    # unperturbed variant first (the picture every other arm is a change of)
+    first: dict[tuple[str, ...], int] = {}
+    for at, arm in enumerate(arms):
+        first.setdefault((arm.model, arm.strategy, arm.modality), at)
+        first.setdefault((arm.model, arm.strategy, arm.modality, arm.render), at)
+
+    def order(a: ArmView) -> tuple[int, bool, int, bool]:
+        group = (a.model, a.strategy, a.modality)
+        return (first[group], a.render != DEFAULT_RENDER, first[(*group, a.render)],
+                a.perturbation != NO_PERTURBATION)  # fmt: skip
+
+    return sorted(arms, key=order)
 
 
 def cell_view(index: CellIndex, results: Path, cell: int, mark: Mark | None) -> CellView:
