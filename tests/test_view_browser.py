@@ -152,7 +152,8 @@ def test_a_mark_is_saved_to_marks_jsonl(page, viewer) -> None:
     page.click("#mark-wrong-none")
     page.wait_for_url(lambda address: f"#/cell/{ambiguous}?" not in address)  # on to the next one
     (mark,) = read_marks(run_dir).marks
-    assert mark.key == (*vr.AMBIGUOUS, 0) and not mark.verdict_right and mark.reading == "none"
+    assert mark.key == (*vr.AMBIGUOUS, 0, "default", "none")  # the default render, unperturbed
+    assert not mark.verdict_right and mark.reading == "none"
     assert mark.note == "two values, no commitment"
     page.goto(f"{url}#/review")
     expect(page.locator("#count")).to_have_text("3 verdicts to review")

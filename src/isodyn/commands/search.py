@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from isodyn.atomic import write_atomic
-from isodyn.core import JsonObject
+from isodyn.core import NO_PERTURBATION, JsonObject
 from isodyn.errors import ConfigError, IsodynError
 from isodyn.experiments.plan import Plan, plan_experiment
 from isodyn.experiments.runner import ModelUnavailable
@@ -88,6 +88,11 @@ class SearchRequest:
         if "searcher" in values:
             values["searchers"] = values.pop("searcher")
         config = parse_overrides([*rest, "variants=1", "repeats=1"])
+        if config.perturbations != (NO_PERTURBATION,):  # else left out of every cell, silently
+            raise ConfigError(
+                "perturbations= is not a setting of exp search: it looks for failing variants of the "
+                "seeds themselves (renders= may vary how their pictures are drawn)"
+            )
         settings = SearchSettings(**values)
         clash = set(settings.transfer) & set(config.models)
         if clash:
@@ -189,15 +194,15 @@ async def _search_then_transfer(
     return trials
 
 
-def _transfer_units(trials: list[Trial], settings: SearchSettings) -> dict[Unit, list[Genome]]:
+def _transfer_units(trials: list[Trial], settings: SearchSettings) -> dict[Unit, list[tuple[Genome, str]]]:
     """Each transfer model's units: the hard set of the same strategy, modality and seed, every
-    confirmed variant once, in the order found."""
-    found: dict[tuple[str, Any, str], dict[str, Genome]] = {}
+    confirmed variant once (under each render profile it was confirmed under), in the order found."""
+    found: dict[tuple[str, Any, str], dict[tuple[str, str], tuple[Genome, str]]] = {}
     for trial in trials:
         if trial.status is TrialStatus.CONFIRMED and trial.searcher is not Searcher.TRANSFER:
             u = trial.unit
             found.setdefault((u.strategy, u.modality, u.seed_id), {}).setdefault(
-                trial.genome.key(), trial.genome
+                (trial.genome.key(), trial.render), (trial.genome, trial.render)
             )
     return {
         Unit(model, strategy, modality, seed_id): list(genomes.values())

@@ -7,6 +7,10 @@ asked again on `confirm` fresh repeats. The round's cells go through `runner.exe
 results.jsonl. A variant is a cell of the round's grid: the seeds of the plan are replaced by
 `ProposedSeed`s that hand out the realized variants by number.
 
+With `renders=` (issue 41) each variant of an image unit is also drawn under one of the render
+profiles given, chosen beside the searcher (search/renders.py): the cell carries it, and the trial
+records it. Without, every cell is drawn under the default profile, as before.
+
 Everything here is deterministic given the outcomes, so a second search with the same settings asks
 the same variants and replays every call from the cache.
 """
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from isodyn.core import DEMO_INDEX_START, JsonObject, Modality, Representation, Variant
+from isodyn.core import DEFAULT_RENDER, DEMO_INDEX_START, JsonObject, Modality, Representation, Variant
 from isodyn.experiments.grid import Grid
 from isodyn.experiments.plan import Plan
 from isodyn.experiments.runner import execute
@@ -29,6 +33,7 @@ from isodyn.generators.tape import Genome, Realized, TapeError, realize
 from isodyn.runs.folder import RunFolder
 from isodyn.runs.record import Cell, CellResult, Status
 from isodyn.search.guided import GuidedSearch
+from isodyn.search.renders import RenderChooser
 from isodyn.search.searchers import Baseline, FixedList, Proposal, RandomSearch, VariantSearch, searchable
 from isodyn.search.trials import Asked, Searcher, Trial, TrialStatus, Unit, status_of
 
@@ -92,6 +97,7 @@ class _Pending:
     proposal: Proposal
     realized: Realized
     index: int  # its number in the round grid's seed
+    render: str = DEFAULT_RENDER  # the render profile its pictures are drawn under
     reserved: int = 0  # calls set aside in its unit's budget for its ask and confirmations
     asks: list[Asked] = field(default_factory=list)
 
@@ -109,6 +115,18 @@ class _UnitSearch:
     exhausted: bool = False
     calls_per_ask: int = 1  # the most calls one ask of this unit has made
     params_of: dict[int, dict[str, Any]] = field(default_factory=dict)  # by trial number (parents)
+    chooser: RenderChooser | None = None  # None: the default profile only
+    render_of: dict[int, str] = field(default_factory=dict)  # by trial number (parents)
+
+    def render_for(self, proposal: Proposal) -> str:
+        """The render profile of the proposal's variant: a transferred variant's own, a mutation's
+        parent's, else the chooser's."""
+        if self.chooser is None:
+            return DEFAULT_RENDER
+        kept = proposal.render
+        if kept is None and proposal.parent is not None:
+            kept = self.render_of.get(proposal.parent)
+        return self.chooser.choose(kept)
 
     def room(self, confirm: int) -> bool:
         """Whether one more variant (its ask and confirmations, at the most calls an ask has made)
@@ -146,6 +164,7 @@ class SearchRounds:
         self.calls_made = 0  # calls sent to a model, over every round
         self.answers: dict[Cell, Asked] = {}  # every cell asked so far
         self.cost_usd = 0.0
+        self.renders = plan.config.renders  # the profiles image units' variants are drawn under
 
     # --- the units ------------------------------------------------------------------------------------
 
@@ -161,14 +180,28 @@ class SearchRounds:
         for unit in units:
             seed = self.plan.seeds[unit.seed_id]
             if self.settings.baseline:
-                made.append(_UnitSearch(unit, Baseline(seed, base_seed, self.settings.baseline), None))
+                baseline = Baseline(seed, base_seed, self.settings.baseline)
+                made.append(_UnitSearch(unit, baseline, None, chooser=self._chooser(unit, baseline.kind)))
             for kind in self.settings.searchers:
-                made.append(_UnitSearch(unit, self._searcher(kind, seed, unit), self.settings.budget))
+                searcher = self._searcher(kind, seed, unit)
+                made.append(
+                    _UnitSearch(unit, searcher, self.settings.budget, chooser=self._chooser(unit, kind))
+                )
         return made
 
-    def fixed_searches(self, variants: dict[Unit, list[Genome]]) -> list[_UnitSearch]:
-        """Units that ask exactly the given variants (the hard set, to a transfer model)."""
-        return [_UnitSearch(unit, FixedList(genomes), None) for unit, genomes in variants.items()]
+    def fixed_searches(self, variants: dict[Unit, list[tuple[Genome, str]]]) -> list[_UnitSearch]:
+        """Units that ask exactly the given variants, each under its render profile (the hard set,
+        to a transfer model)."""
+        return [
+            _UnitSearch(
+                unit, FixedList([g for g, _ in asked], [r for _, r in asked]), None,
+                chooser=self._chooser(unit, Searcher.TRANSFER),
+            )
+            for unit, asked in variants.items()
+        ]  # fmt: skip
+
+    def _chooser(self, unit: Unit, kind: Searcher) -> RenderChooser:
+        return RenderChooser.for_unit(unit, kind, self.renders, self.settings.search_seed)
 
     def _searcher(self, kind: Searcher, seed: SeedProgram, unit: Unit) -> VariantSearch:
         base_seed = self.plan.config.base_seed
@@ -241,7 +274,11 @@ class SearchRounds:
             except TapeError:  # a seed that cannot take these values: passed over like a repeat
                 search.repeats_in_a_row += 1
                 continue
+            render = search.render_for(proposal)
+            # the same question under another profile is another picture: another variant to ask
             fingerprint = _question_print(realized.variant)
+            if render != DEFAULT_RENDER:
+                fingerprint += f"|{render}"
             if fingerprint in search.fingerprints:
                 search.repeats_in_a_row += 1
                 continue
@@ -252,7 +289,7 @@ class SearchRounds:
             index = seed.number_of(realized)
             if self.on_variant:
                 self.on_variant(search.unit, seed.proposed[index])
-            return _Pending(search, number, proposal, realized, index)
+            return _Pending(search, number, proposal, realized, index, render)
         search.exhausted = True
         return None
 
@@ -283,9 +320,12 @@ class SearchRounds:
         before = None if parent is None else search.params_of.get(parent)
         trial = Trial(
             search.unit, search.searcher.kind, pending.number, pending.realized.genome, variant.params,
-            variant.answer, asks, status, parent, _changed(before, variant.params),
+            variant.answer, asks, status, parent, _changed(before, variant.params), pending.render,
         )  # fmt: skip
         search.params_of[pending.number] = variant.params
+        search.render_of[pending.number] = pending.render
+        if search.chooser is not None:
+            search.chooser.observe(pending.render, status)
         search.calls_per_ask = max(search.calls_per_ask, *(a.calls for a in asks))
         # an ask that made no call (a failed one) still uses the budget: a search never loops for free
         search.spent += sum(max(1, a.calls) for a in asks) - pending.reserved
@@ -307,7 +347,7 @@ def _changed(before: dict[str, Any] | None, after: dict[str, Any]) -> tuple[str,
 
 def _cell(pending: _Pending, repeat: int) -> Cell:
     u = pending.search.unit
-    return Cell(u.model, u.strategy, u.modality, u.seed_id, pending.index, repeat)
+    return Cell(u.model, u.strategy, u.modality, u.seed_id, pending.index, repeat, pending.render)
 
 
 def _plain(seed: SeedProgram, genome: Genome) -> Realized:

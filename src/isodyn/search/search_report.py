@@ -20,6 +20,7 @@ import pandas as pd
 
 from isodyn.analysis.markdown import markdown_table
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS
+from isodyn.core import DEFAULT_RENDER
 from isodyn.search.analysis import (
     Arm,
     Curve,
@@ -197,6 +198,57 @@ def _fallen(gaps: Sequence[Gap]) -> list[str]:
     return [*lines, ""]
 
 
+def _varied_renders(trials: Sequence[Trial]) -> bool:
+    """Whether the search drew its variants under other profiles than the default (`renders=`)."""
+    return any(t.render != DEFAULT_RENDER for t in trials)
+
+
+_CHOSE_RENDER = (Searcher.GUIDED, Searcher.RANDOM)  # the baseline and transfers do not choose one
+
+
+def _renders(trials: Sequence[Trial]) -> list[str]:
+    """Per arm and render profile: the variants the searchers answered and the failures confirmed
+    under it (only for a search with `renders=`)."""
+    if not _varied_renders(trials):
+        return []
+    counts: dict[tuple[Arm, str], list[Trial]] = {}
+    for trial in trials:
+        if trial.answered and trial.searcher in _CHOSE_RENDER:
+            counts.setdefault((Arm.of(trial.unit), trial.render), []).append(trial)
+    rows = [
+        {
+            **arm_columns(arm),
+            "render": render,
+            "answered": len(asked),
+            "confirmed": sum(t.confirmed for t in asked),
+            "share confirmed": share_text(sum(t.confirmed for t in asked), len(asked)),
+            "seeds with a failure": len({t.unit.seed_id for t in asked if t.confirmed}),
+        }
+        for (arm, render), asked in sorted(counts.items(), key=lambda item: (item[0][0], item[0][1]))
+    ]
+    confirmed: dict[str, int] = {}
+    for trial in trials:
+        if trial.confirmed and trial.searcher in _CHOSE_RENDER:
+            confirmed[trial.render] = confirmed.get(trial.render, 0) + 1
+    most = max(confirmed, key=lambda render: confirmed[render], default=None)
+    said = (
+        f"Most confirmed failures were drawn under {markdown_text(most)} ({confirmed[most]} of "
+        f"{sum(confirmed.values())})."
+        if most is not None
+        else "No failure was confirmed under any profile."
+    )
+    return [
+        "## Render profiles",
+        "",
+        "Each variant an image unit's searchers tried was drawn under one of the profiles of `renders=` "
+        "(the baseline under the first, left out here); the worst case above is taken over all of "
+        "them. " + said,
+        "",
+        markdown_table(pd.DataFrame(rows)) if rows else "_(no answered trials)_",
+        "",
+    ]
+
+
 def _flukes(trials: Sequence[Trial]) -> list[str]:
     counts = outcomes(trials)
     own = [c for c in counts if c.searcher is None]  # the sentence is about the search; transfer apart
@@ -251,6 +303,7 @@ def _hard_set(trials: Sequence[Trial], rows: int) -> list[str]:
                 "searcher": str(t.searcher),
                 "trial": t.number,
                 "variant": _variant(t),
+                **({"render": t.render} if _varied_renders(found) else {}),
                 "truth": cut_text(t.answer),
                 "replies": " / ".join(cut_text(a.extracted, 40) for a in t.asks),
             }
@@ -279,6 +332,7 @@ def search_report(outcome: SearchReportInput) -> str:
     lines += sizes_section(
         number_sizes(trials, outcome.reference, outcome.resamples, outcome.seed), bool(outcome.reference)
     )
+    lines += _renders(trials)
     lines += _flukes(trials)
     lines += _hard_set(trials, outcome.hard_set_rows)
     lines += transfers_section(transfer_share(trials))

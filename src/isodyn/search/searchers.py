@@ -27,6 +27,7 @@ class Proposal:
     parent: int | None = None  # the trial (its number) this variant was made from, if any
     arm: str | None = None  # what the guided searcher changed (for its bandit and the report)
     realized: Realized | None = None  # the variant, when the searcher already drew it (not drawn twice)
+    render: str | None = None  # the render profile it must be drawn under (a transferred variant's)
 
 
 class VariantSearch(Protocol):
@@ -81,11 +82,16 @@ class FixedList:
 
     kind = Searcher.TRANSFER
 
-    def __init__(self, genomes: list[Genome]) -> None:
-        self._left = list(reversed(genomes))
+    def __init__(self, genomes: list[Genome], renders: list[str] | None = None) -> None:
+        # each variant's render profile (the one it was confirmed under); None: the unit's choice
+        kept: list[str | None] = list(renders) if renders is not None else [None] * len(genomes)
+        self._left = list(reversed(list(zip(genomes, kept, strict=True))))
 
     def propose(self) -> Proposal | None:
-        return Proposal(self._left.pop()) if self._left else None
+        if not self._left:
+            return None
+        genome, render = self._left.pop()
+        return Proposal(genome, render=render)
 
     def observe(self, number: int, proposal: Proposal, realized: Realized, status: TrialStatus) -> None:
         return None

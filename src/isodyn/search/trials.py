@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from isodyn.core import JsonObject, Modality
+from isodyn.core import DEFAULT_RENDER, JsonObject, Modality
 from isodyn.generators.tape import Genome, TapeError
 
 
@@ -78,6 +78,7 @@ class Trial:
     status: TrialStatus
     parent: int | None = None  # the trial (number) this one mutated, for guided search
     changed: tuple[str, ...] = ()  # the params (top-level keys) that differ from the parent's
+    render: str = DEFAULT_RENDER  # the render profile its pictures were drawn under (`renders=`)
 
     @property
     def calls(self) -> int:
@@ -92,7 +93,9 @@ class Trial:
         return self.status is TrialStatus.CONFIRMED
 
     def to_json(self) -> JsonObject:
-        return {
+        """A line of trials.jsonl; `render` only when not the default (lines of searches without
+        `renders=` are as they were)."""
+        found: JsonObject = {
             "model": self.unit.model,
             "strategy": self.unit.strategy,
             "modality": self.unit.modality.value,
@@ -118,6 +121,9 @@ class Trial:
             "parent": self.parent,
             "changed": list(self.changed),
         }
+        if self.render != DEFAULT_RENDER:
+            found["render"] = self.render
+        return found
 
     @classmethod
     def from_json(cls, data: JsonObject) -> Trial:
@@ -144,7 +150,7 @@ class Trial:
         return cls(
             unit, Searcher(data["searcher"]), int(data["number"]), Genome.from_json(data["genome"]), params,
             str(data["answer"]), asks, TrialStatus(data["status"]), None if parent is None else int(parent),
-            tuple(str(k) for k in data.get("changed", ())),
+            tuple(str(k) for k in data.get("changed", ())), str(data.get("render", DEFAULT_RENDER)),
         )  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION
 from isodyn.errors import IsodynError
 from isodyn.runs.marks import Mark, graded_reading
 from isodyn.runs.record import Cell, CellResult
@@ -81,6 +82,21 @@ class RepresentationView:
     modality: str
     question: str  # the problem as that cell's model read it (`shown_text`)
     images: list[str]
+    render: str
+    perturbation: str
+
+
+@dataclass(frozen=True)
+class ProfileView:
+    """The same variant, arm, repeat and perturbation drawn under one render profile: the pictures
+    that cell's model was sent, and what it made of them."""
+
+    cell: int
+    render: str
+    images: list[str]
+    verdict: str
+    reason: str
+    extracted: str | None  # the answer read, as the list keeps it (shortened)
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,8 @@ class ArmView:
     model: str
     strategy: str
     modality: str
+    render: str
+    perturbation: str
     verdict: str
 
 
@@ -121,6 +139,7 @@ class CellView:
     calls: list[CallView]
     images: list[str]  # digests of the images the cell was shown
     representations: list[RepresentationView]
+    profiles: list[ProfileView]  # this cell under every render profile the run drew (empty: one)
     arms: list[ArmView]
     failed: int  # wrong cells of this seed in this arm
     graded: int
@@ -261,14 +280,28 @@ def score_view(score: Score, decides: bool) -> ScoreView:
                      score.ambiguity, decides, detail)  # fmt: skip
 
 
+def _closeness(index: CellIndex, cell: int, other: int) -> tuple[bool, ...]:
+    """How far `other` is from `cell` (False sorts first): a perturbed variant shows other numbers,
+    so a cell of the same perturbation and render is the fair picture of "the same variant"."""
+    differs = [
+        bool(index.codes[name][other] != index.codes[name][cell])
+        for name in ("perturbation", "render", "model", "strategy")
+    ]
+    return (*differs, bool(index.numbers["repeat"][other] != index.numbers["repeat"][cell]))
+
+
 def _representations(index: CellIndex, results: Path, cell: int) -> list[RepresentationView]:
-    """The question of one cell of every other modality on this variant, as that cell was shown it."""
+    """The question of one cell of every other modality on this variant, as that cell was shown it
+    (the closest such cell: same perturbation and render first)."""
     own = index.value("modality", cell)
     chosen: dict[str, int] = {}
-    for other in index.same_variant(cell):
-        modality = index.value("modality", int(other))
-        if modality != own and modality not in chosen:
-            chosen[modality] = int(other)
+    for other in map(int, index.same_variant(cell)):
+        modality = index.value("modality", other)
+        if modality == own:
+            continue
+        held = chosen.get(modality)
+        if held is None or _closeness(index, cell, other) < _closeness(index, cell, held):
+            chosen[modality] = other
     views = []
     for modality, other in chosen.items():
         try:
@@ -277,30 +310,84 @@ def _representations(index: CellIndex, results: Path, cell: int) -> list[Represe
             continue
         calls = call_views(result)[:1]
         views.append(
-            RepresentationView(other, modality, shown_text(calls, result.question), images_of(calls))
-        )
+            RepresentationView(
+                other, modality, shown_text(calls, result.question), images_of(calls),
+                index.value("render", other), index.value("perturbation", other),
+            )
+        )  # fmt: skip
+    return views
+
+
+def _same_but_render(index: CellIndex, cell: int) -> list[int]:
+    """The cells that differ from `cell` by their render profile alone (itself included), the
+    default profile first, then the others in the index's (natural) order."""
+    same = ("model", "strategy", "modality", "perturbation")
+    found = [
+        other
+        for other in map(int, index.same_variant(cell))
+        if index.numbers["repeat"][other] == index.numbers["repeat"][cell]
+        and all(index.codes[name][other] == index.codes[name][cell] for name in same)
+    ]
+    return sorted(found, key=lambda other: index.value("render", other) != DEFAULT_RENDER)
+
+
+def _profiles(index: CellIndex, results: Path, cell: int, own_images: list[str]) -> list[ProfileView]:
+    """The pictures of this variant under each render profile the run drew it in, as each cell's
+    model was sent them; empty when the run drew it under one profile only."""
+    cells = _same_but_render(index, cell)
+    if len(cells) < 2:
+        return []
+    views = []
+    for other in cells:
+        if other == cell:
+            images = own_images
+        else:
+            try:
+                images = images_of(call_views(read_cell(index, results, other)))
+            except CellUnreadable:
+                continue  # a damaged line: that profile is left out, the others still shown
+        views.append(
+            ProfileView(other, index.value("render", other), images, index.verdict(other),
+                        index.value("reason", other), index.extracted[other])
+        )  # fmt: skip
     return views
 
 
 def _arms(index: CellIndex, cell: int) -> list[ArmView]:
     repeat = index.numbers["repeat"][cell]
-    return [
+    arms = [
         ArmView(
-            int(other),
-            index.value("model", int(other)),
-            index.value("strategy", int(other)),
-            index.value("modality", int(other)),
-            index.verdict(int(other)),
+            other,
+            index.value("model", other),
+            index.value("strategy", other),
+            index.value("modality", other),
+            index.value("render", other),
+            index.value("perturbation", other),
+            index.verdict(other),
         )
-        for other in index.same_variant(cell)
-        if int(other) != cell and index.numbers["repeat"][other] == repeat
+        for other in map(int, index.same_variant(cell))
+        if other != cell and index.numbers["repeat"][other] == repeat
     ]
+    # in the index's order, but within a model, strategy and modality the default render and the
+    # unperturbed variant first (the picture every other arm is a change of)
+    first: dict[tuple[str, ...], int] = {}
+    for at, arm in enumerate(arms):
+        first.setdefault((arm.model, arm.strategy, arm.modality), at)
+        first.setdefault((arm.model, arm.strategy, arm.modality, arm.render), at)
+
+    def order(a: ArmView) -> tuple[int, bool, int, bool]:
+        group = (a.model, a.strategy, a.modality)
+        return (first[group], a.render != DEFAULT_RENDER, first[(*group, a.render)],
+                a.perturbation != NO_PERTURBATION)  # fmt: skip
+
+    return sorted(arms, key=order)
 
 
 def cell_view(index: CellIndex, results: Path, cell: int, mark: Mark | None) -> CellView:
     """Everything the page shows of one cell."""
     result = read_cell(index, results, cell)
     calls = call_views(result)
+    images = images_of(calls)
     judge = result.scores.get(JUDGE)
     return CellView(
         id=cell, cell=result.cell, topic=result.topic,
@@ -313,8 +400,9 @@ def cell_view(index: CellIndex, results: Path, cell: int, mark: Mark | None) -> 
         span=answer_offsets(result.response, result.method, result.extracted, result.choices),
         scores=[score_view(s, name == result.decided_by) for name, s in result.scores.items()],
         judge=score_view(judge, result.decided_by == JUDGE) if judge is not None else None,
-        calls=calls, images=images_of(calls), representations=_representations(index, results, cell),
-        arms=_arms(index, cell), failed=int(index.failed[cell]), graded=int(index.graded_count[cell]),
+        calls=calls, images=images, representations=_representations(index, results, cell),
+        profiles=_profiles(index, results, cell, images), arms=_arms(index, cell),
+        failed=int(index.failed[cell]), graded=int(index.graded_count[cell]),
         mark=mark, notes=json_text(result.notes) if result.notes else "",
     )  # fmt: skip
 

@@ -4,7 +4,9 @@ glance (DynaMath's worst case: an arm solves a seed only when it gets every vari
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION
 from isodyn.view.index import CellIndex, natural_key
 from isodyn.view.scan import NOT_GRADED, RIGHT
 
@@ -24,6 +26,8 @@ class ArmRow:
     model: str
     strategy: str
     modality: str
+    render: str
+    perturbation: str
     repeat: int
     squares: list[Square]
     right: int
@@ -46,19 +50,43 @@ class SeedView:
     worst_failures: int
 
 
+Arm = tuple[str, str, str, str, str, int]  # model, strategy, modality, render, perturbation, repeat
+
+
+def _arm_of(index: CellIndex, cell: int) -> Arm:
+    value = index.value
+    return (
+        value("model", cell),
+        value("strategy", cell),
+        value("modality", cell),
+        value("render", cell),
+        value("perturbation", cell),
+        int(index.numbers["repeat"][cell]),
+    )
+
+
+def _arm_order(arm: Arm) -> tuple[Any, ...]:
+    """Arms in natural order, an arm's default render and unperturbed variants before the others."""
+    model, strategy, modality, render, perturbation, repeat = arm
+    return (
+        *map(natural_key, (model, strategy, modality)),
+        render != DEFAULT_RENDER, natural_key(render),
+        perturbation != NO_PERTURBATION, natural_key(perturbation), repeat,
+    )  # fmt: skip
+
+
 def seed_view(index: CellIndex, seed_id: str) -> SeedView | None:
     cells = index.of_seed(seed_id)
     if not len(cells):
         return None
     variants = sorted({int(index.numbers["variant"][c]) for c in cells})
-    by_arm: dict[tuple[str, str, str, int], dict[int, int]] = {}
+    # a render profile or a perturbation is an arm of its own: its cells share the variant numbers
+    by_arm: dict[Arm, dict[int, int]] = {}
     for c in map(int, cells):
-        arm = (index.value("model", c), index.value("strategy", c), index.value("modality", c),
-               int(index.numbers["repeat"][c]))  # fmt: skip
-        by_arm.setdefault(arm, {})[int(index.numbers["variant"][c])] = c
+        by_arm.setdefault(_arm_of(index, c), {})[int(index.numbers["variant"][c])] = c
     rows = []
     failures = dict.fromkeys(variants, 0)
-    for arm in sorted(by_arm, key=lambda a: (*map(natural_key, a[:3]), a[3])):
+    for arm in sorted(by_arm, key=_arm_order):
         squares = []
         for variant in variants:
             cell = by_arm[arm].get(variant)

@@ -3,9 +3,13 @@
 // only ever put on the page as text nodes (`el` below, textContent), never through innerHTML.
 "use strict";
 
-const FILTERS = ["model", "strategy", "modality", "topic", "seed_id", "verdict", "reason", "method",
-  "ambiguity", "disagree", "marked"];
-const LABELS = { seed_id: "seed", disagree: "graders disagree", method: "grading method", marked: "marked by a person" };
+const FILTERS = ["model", "strategy", "modality", "render", "perturbation", "topic", "seed_id", "verdict",
+  "reason", "method", "ambiguity", "disagree", "marked"];
+const LABELS = { seed_id: "seed", render: "render profile", disagree: "graders disagree", method: "grading method",
+  marked: "marked by a person" };
+// a cell's render and perturbation as the run spells their defaults: shown only when not these
+const DEFAULT_RENDER = "default";
+const NO_PERTURBATION = "none";
 const PAGE = 100;
 let META = null;
 let lastList = "#/cells";
@@ -67,6 +71,23 @@ function verdictBadge(verdict, reason) {
   if (verdict === "wrong") return el("span", { class: "badge v-wrong" }, "✗ wrong");
   if (verdict === "missing") return el("span", { class: "badge v-skip" }, "–");
   return el("span", { class: "badge v-skip" }, `not graded (${reason})`);
+}
+
+// The render profile and perturbation of a cell, arm or row that are not the defaults, as words
+// ("lowres", "perturbed: magnitude"); a cell's JSON leaves the defaults out, an arm's holds them.
+function variantTags(x) {
+  const tags = [];
+  if (x.render && x.render !== DEFAULT_RENDER) tags.push(x.render);
+  if (x.perturbation && x.perturbation !== NO_PERTURBATION) tags.push(`perturbed: ${x.perturbation}`);
+  return tags;
+}
+
+function armText(x) {
+  return [x.model, x.strategy, x.modality, ...variantTags(x)].join(" · ");
+}
+
+function tagNodes(x) {
+  return variantTags(x).map((tag) => el("span", { class: "flag profile" }, tag));
 }
 
 function cellLink(id, ...text) {
@@ -207,7 +228,7 @@ function rowsTable(rows, extra) {
     if (r.marked) flags.push(el("span", { class: "flag marked" }, `marked ${r.marked}`));
     const row = el("tr", { class: "row", "data-id": r.id },
       el("td", {}, cellLink(r.id, r.seed_id)), el("td", {}, r.variant), el("td", {}, r.repeat),
-      el("td", {}, r.model), el("td", {}, r.strategy), el("td", {}, r.modality),
+      el("td", {}, r.model), el("td", {}, r.strategy), el("td", {}, r.modality, " ", tagNodes(r)),
       el("td", {}, verdictBadge(r.verdict, r.reason)),
       el("td", { title: "wrong variants of this seed in this arm (model · strategy · modality)" },
         r.graded ? `${r.failed} of ${r.graded}` : "–"),
@@ -330,8 +351,24 @@ function representationsBox(cell) {
   if (!cell.representations.length) return null;
   return box("The same variant in the run's other representations",
     cell.representations.map((rep) => el("div", { class: "rep" },
-      el("h3", {}, rep.modality, " · ", cellLink(rep.cell, "open that cell")),
+      el("h3", {}, rep.modality, " ", tagNodes(rep), " · ", cellLink(rep.cell, "open that cell")),
       rep.images.map(picture), el("pre", {}, rep.question))));
+}
+
+// The pictures of this variant under each render profile, side by side, each as its cell's model
+// was sent them, with what that model answered.
+function profilesBox(cell) {
+  if (!cell.profiles.length) return null;
+  const tags = variantTags({ perturbation: cell.perturbation });
+  return box(`The same variant under each render profile (${cell.profiles.length})`,
+    el("p", { class: "hint" }, `${cell.model} · ${cell.strategy} · ${cell.modality}`,
+      tags.length ? ` · ${tags.join(" · ")}` : "", ": the pictures the model was sent, one cell per profile."),
+    el("div", { class: "profiles-grid", id: "profiles" },
+      cell.profiles.map((p) => el("div", { class: p.cell === cell.id ? "profile own" : "profile", "data-render": p.render },
+        el("h3", {}, el("span", { class: "profile-name" }, p.render), " ", verdictBadge(p.verdict, p.reason),
+          " ", el("span", { class: "mono" }, `read ${p.extracted ?? "–"}`), " · ",
+          p.cell === cell.id ? el("span", { class: "hint" }, "this cell") : cellLink(p.cell, "open")),
+        p.images.length ? p.images.map(picture) : el("div", { class: "placeholder" }, "no picture was sent")))));
 }
 
 function verdictBox(cell) {
@@ -366,7 +403,7 @@ function compareSelect(cell) {
   if (!cell.arms.length) return null;
   const select = el("select", { id: "compare-with" }, el("option", { value: "" }, "compare with another arm…"));
   for (const arm of cell.arms) {
-    select.append(el("option", { value: arm.cell }, `${arm.model} · ${arm.strategy} · ${arm.modality} (${arm.verdict})`));
+    select.append(el("option", { value: arm.cell }, `${armText(arm)} (${arm.verdict})`));
   }
   select.addEventListener("change", () => { if (select.value) location.hash = `#/compare/${cell.id}/${select.value}`; });
   return select;
@@ -381,12 +418,13 @@ async function cellView(id, params) {
       el("span", {}, "seed page: ", seedLink(cell.seed_id)), compareSelect(cell)),
     el("div", { class: "cell-title" },
       el("h1", {}, `${cell.seed_id} · variant ${cell.variant}`, cell.repeat ? ` · repeat ${cell.repeat}` : ""),
-      el("span", { class: "mono" }, `${cell.model} · ${cell.strategy} · ${cell.modality}`),
+      el("span", { class: "mono", id: "arm" }, armText(cell)),
       verdictBadge(cell.verdict, cell.reason)),
     el("div", { class: "cell-grid" },
       el("div", {}, verdictBox(cell), box("Final reply", replyNode(cell.reply, cell.span, cell.id), spanLegend(cell)),
         markBox(cell, inReview)),
       el("div", {}, questionBox(cell), representationsBox(cell))),
+    profilesBox(cell),
     transcriptBox(cell),
     cell.notes ? box("Notes", el("pre", {}, cell.notes)) : null));
 }
@@ -395,7 +433,7 @@ async function cellView(id, params) {
 async function compareView(a, b) {
   const [left, right] = await Promise.all([api(`/api/cell/${a}`), api(`/api/cell/${b}`)]);
   const side = (cell) => el("div", {},
-    el("div", { class: "cell-title" }, el("h1", {}, cellLink(cell.id, `${cell.model} · ${cell.strategy} · ${cell.modality}`)),
+    el("div", { class: "cell-title" }, el("h1", {}, cellLink(cell.id, armText(cell))),
       verdictBadge(cell.verdict, cell.reason)),
     box("Verdict", facts([["truth", cell.truth], ["answer read", cell.extracted ?? "–"], ["method", cell.method],
       ["ambiguity", cell.ambiguity]]), cell.scores.length > 1 ? scoresTable(cell.scores) : null),
@@ -414,10 +452,10 @@ async function compareView(a, b) {
 async function seedView(seed) {
   const found = await api(`/api/seed?seed_id=${encodeURIComponent(seed)}`);
   const table = el("table", { class: "grid", id: "seed-grid" },
-    el("tr", {}, el("th", { class: "arm" }, "arm (model · strategy · modality)"),
+    el("tr", {}, el("th", { class: "arm" }, "arm (model · strategy · modality, render, perturbation)"),
       found.variants.map((v) => el("th", {}, `v${v}`)), el("th", {}, "right"), el("th", {}, "worst case")));
   for (const arm of found.arms) {
-    const label = `${arm.model} · ${arm.strategy} · ${arm.modality}${arm.repeat ? ` · repeat ${arm.repeat}` : ""}`;
+    const label = `${armText(arm)}${arm.repeat ? ` · repeat ${arm.repeat}` : ""}`;
     table.append(el("tr", {}, el("td", { class: "arm" }, label),
       arm.squares.map((sq) => el("td", {}, sq.cell === null ? "–" : el("a", {
         class: `sq ${{ right: "v-right", wrong: sq.reason === "extraction_failed" ? "v-none" : "v-wrong" }[sq.verdict] || "v-skip"}`,
