@@ -190,3 +190,23 @@ def test_a_profile_of_isodyn_toml_is_drawn_by_a_run(tmp_path: Path, monkeypatch,
     assert listed.code == 0 and "tiny" in listed.out
     refused = run_cli("run", "models=openai/m", "renders=nosuch", "dry_run=1", "quiet=1")
     assert refused.code == 2 and "unknown render profile 'nosuch'" in refused.err
+
+
+def test_a_gray_picture_of_a_question_naming_a_colour_is_skipped_not_graded(tmp_path: Path, run_cli) -> None:
+    """Gray keeps what a picture shows except its hues: "the red ring" cannot be read from it, so
+    such a cell is skipped (and left out of the paired comparison), the default one graded."""
+    with OpenAIStub(lambda request: ScriptedReply()) as stub:
+        done = run_cli("run", "models=openai/m", f"api_base={stub.base_url}", "vision=yes",
+                       "seeds=dynamath_ring_area,dynamath_magic_square", "modalities=image", "variants=2",
+                       "renders=default,gray", f"cache_dir={tmp_path / 'cache'}",
+                       f"out={tmp_path / 'runs'}", "quiet=1")  # fmt: skip
+    assert done.code == 0, done.err
+    (folder,) = (tmp_path / "runs").iterdir()
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    for row in rows:
+        coloured = row["seed_id"] == "dynamath_ring_area"  # "What is the area of the red ring?"
+        gray_and_coloured = row["render"] == "gray" and coloured
+        assert row["reason"].startswith("skipped") == gray_and_coloured, row["reason"]
+        if gray_and_coloured:
+            assert "removes the colours the question names" in row["reason"]
+    assert sum(row["reason"].startswith("skipped") for row in rows) == 2

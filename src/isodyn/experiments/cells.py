@@ -21,6 +21,7 @@ from isodyn.experiments.plan import Plan
 from isodyn.experiments.redaction import redact
 from isodyn.generators import SeedProgram
 from isodyn.generators.perturb import number_digits, parse_perturbation, perturb
+from isodyn.modalities.palette import names_a_color
 from isodyn.modalities.profiles import DEFAULT_PROFILE, RenderProfile
 from isodyn.models.catalog import is_local
 from isodyn.models.engine import EngineCrashed
@@ -139,6 +140,16 @@ def untrusted_reply(config: ExperimentConfig, result: CellResult) -> str | None:
     return None
 
 
+def _color_lost(plan: Plan, cell: Cell, variant: Variant) -> str | None:
+    """Why an image cell's question cannot be answered under its profile: a gray picture of a
+    question that names a colour. Decided before anything is drawn, like a strategy's skip."""
+    profile = plan.renders.get(cell.render)
+    gray = cell.modality is Modality.IMAGE and profile is not None and profile.removes_color
+    if gray and names_a_color(variant.question):
+        return f"render {cell.render} removes the colours the question names"
+    return None
+
+
 def _labels(variant: Variant, seed: SeedProgram) -> Labels:
     varied = tuple(v.value for v in variant.variation_types)
     digits = number_digits(seed, variant.params) if "magnitude" in seed.perturbations else None
@@ -214,7 +225,7 @@ async def run_cell(
     shown = materials.for_cell(cell)
     variant = shown.variant(cell.seed_id, cell.variant)
     ctx = cell_context(plan, cell, shown, client, run_dir)
-    reason = strategy.skip_reason(variant, cell.modality, ctx)  # decided before anything is drawn
+    reason = strategy.skip_reason(variant, cell.modality, ctx) or _color_lost(plan, cell, variant)
     if reason:
         skipped = Outcome(Status.SKIPPED, reason)
         labels = _labels(variant, plan.seeds[cell.seed_id])

@@ -7,6 +7,7 @@ side with a look-alike. (The geometry figures keep their own, in `geometry.COLOR
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -56,3 +57,14 @@ def text_color_on(hex_color: str) -> str:
     """Black or white, whichever reads better on a fill of `hex_color`."""
     r, g, b = (int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5))
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "white"
+
+
+# Every colour a figure's question may name (the chart, figure and geometry palettes use these names).
+_COLOR_WORDS = re.compile(
+    r"\b(red|blue|green|orange|purple|yellow|brown|gray|grey|pink|black|cyan|magenta)\b", re.IGNORECASE
+)
+
+
+def names_a_color(text: str) -> bool:
+    """Whether `text` names a colour (a question about "the red ring" needs the picture's hues)."""
+    return _COLOR_WORDS.search(text) is not None

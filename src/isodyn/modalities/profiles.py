@@ -76,6 +76,12 @@ class RenderProfile:
         return self.choices() == DEFAULT_CHOICES
 
     @property
+    def removes_color(self) -> bool:
+        """A picture under it shows no hue (gray): a question that names a colour cannot be answered
+        from it, so such a cell is skipped (`names_a_color`), never graded."""
+        return self.palette == "gray"
+
+    @property
     def needs_redraw(self) -> bool:
         """Whether a choice acts while drawing (the style layer); False: the picture is derived from
         the default one's pixels (`derive`), far cheaper than drawing it again."""
