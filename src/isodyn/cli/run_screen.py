@@ -125,12 +125,23 @@ def shard_line(plan: Plan) -> str | None:
     return shard_text(config.shard, len(plan.grid.cells), whole)
 
 
+def _showings_words(config: ExperimentConfig) -> str:
+    """` x 3 renders (image cells) x 2 perturbations` for what a plain run does not ask."""
+    words = ""
+    if len(config.renders) > 1:
+        words += f" x {len(config.renders)} renders (image cells)"
+    if len(config.perturbations) > 1:
+        words += f" x {len(config.perturbations)} perturbations"
+    return words
+
+
 def estimate_text(estimate: DryRunEstimate, config: ExperimentConfig) -> str:
     shard = f"shard {config.shard[0]} of {config.shard[1]}: " if config.shard else ""
     return (
         f"{shard}{estimate.cells} cells ({estimate.models} models x {estimate.strategies} strategies x "
         f"{len(config.modalities)} modalities x {estimate.seeds} seeds x {config.variants} variants x "
-        f"{config.repeats} repeats, less what seeds cannot render); {estimate.cached_cells} cached "
+        f"{config.repeats} repeats{_showings_words(config)}, less what seeds cannot render); "
+        f"{estimate.cached_cells} cached "
         f"({100 * estimate.cached_share:.0f}%), {estimate.skipped_cells} to be skipped; "
         f"{estimate.calls_needed} calls needed, "
         f"estimated cost ${estimate.estimated_cost_usd:.4f} (upper estimate: prompt characters / 3 + "
