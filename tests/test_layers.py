@@ -30,6 +30,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("isodyn.search",),  # worst-variant search
     ("isodyn.view",),  # the browser viewer
     ("isodyn.testing",),  # the loopback stubs and fixtures
+    ("isodyn.interop",),  # isodyn inside other tools (inspect's tasks and logs); imports them only there
     ("isodyn.cli.listing", "isodyn.commands"),  # one job per command
     ("isodyn.cli.terminal",),  # what a command prints
     ("isodyn.cli.run_screen", "isodyn.cli.search_screen"),
