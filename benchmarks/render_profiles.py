@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from isodyn.cache.folder import Stores
 from isodyn.cache.renders import RenderCache
 from isodyn.core import Modality, Variant
 from isodyn.generators import all_seeds
@@ -39,7 +40,7 @@ def sampled(count: int) -> list[tuple[SeedProgram, Variant]]:
 def render_all(work: list[tuple[SeedProgram, Variant]], profiles: tuple[RenderProfile, ...]) -> float:
     """Seconds to show every variant under every profile, from an empty render cache."""
     with tempfile.TemporaryDirectory() as folder:
-        cache = RenderCache(Path(folder) / "renders")
+        cache = RenderCache(Stores(Path(folder)).renders)
         started = time.perf_counter()
         for seed, variant in work:
             for profile in profiles:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from isodyn.core import Variant
+from isodyn.errors import IsodynError
 from isodyn.generators.base import Draw, SeedProgram, variant_rng
 from isodyn.registry import Registry
 
@@ -49,7 +50,7 @@ class Perturbation:
         return "magnitude" if self.factor == 10 else f"magnitude:{self.factor}"
 
 
-class PerturbationError(ValueError):
+class PerturbationError(IsodynError, ValueError):
     """A perturbation name that is none of the registered ones, or a bad magnitude."""
 
 

@@ -18,7 +18,7 @@ from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION, JsonObject
 from isodyn.datasets.kinds import resolved
 from isodyn.runs.config import ExperimentConfig
 from isodyn.runs.folder import RunFolder
-from isodyn.runs.record import LOCAL_FAILURE, Cell, CellResult
+from isodyn.runs.record import LOCAL_FAILURE, Cell, CellKey, CellResult
 from isodyn.runs.results import DAMAGED_FILE
 from isodyn.runs.runlock import RunLock
 from isodyn.runs.summary import RunSummary
@@ -148,9 +148,10 @@ def new_run_dir(config: ExperimentConfig) -> RunFolder:
     return open_run_dir(config, resume=False)[0]
 
 
-def cell_of(row: JsonObject) -> tuple[str, str, str, str, int, int]:
-    """A results.jsonl row's cell (as `CellResult.cell`)."""
-    return (row["model"], row["strategy"], row["modality"], row["seed_id"], row["variant"], row["repeat"])
+def cell_of(row: JsonObject) -> CellKey:
+    """A results.jsonl row's cell (as `CellResult.cell`; a row without render or perturbation is a
+    plain cell)."""
+    return Cell.from_json(row).key
 
 
 SPENDING = ("calls_made", "cache_hits", "retries", "cost_usd")
@@ -228,12 +229,12 @@ def _row(line: bytes) -> JsonObject | None:
     return row if isinstance(row, dict) else None
 
 
-def _cell_or_none(row: JsonObject) -> tuple[str, str, str, str, int, int] | None:
+def _cell_or_none(row: JsonObject) -> CellKey | None:
     """The row's cell (as `cell_of`), or None for a row that does not name one."""
     try:
         cell = cell_of(row)
         hash(cell)
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):
         return None
     return cell
 
