@@ -253,3 +253,28 @@ def test_isodyn_and_exp_run_help_never_load_inspect() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_model_without_vision_skips_image_cells_and_calls_nothing(tmp_path: Path) -> None:
+    with OpenAIStub(lambda request: ScriptedReply()) as stub:
+        args = {"seeds": "isobench_parity", "variants": 2, "modality": "image,latex", "vision": False,
+                "cache_dir": str(tmp_path / "cache")}  # fmt: skip
+        log = inspect_run(stub, "isobench", args, tmp_path / "logs")
+        calls = len(stub.requests)
+    scores = {str(s.id): s.scores[ISODYN] for s in log.samples or []}
+    skipped = {words for words, score in scores.items() if score.value == NOANSWER}
+    assert skipped == {words for words in scores if " image " in words} and len(skipped) == 2
+    assert all(str(scores[w].metadata["reason"]).startswith("skipped: ") for w in skipped)
+    assert calls == 2  # only the latex cells asked
+    assert log.results is not None and log.results.scores[0].metrics["accuracy"].value in (0.0, 0.5, 1.0)
+
+
+def test_settings_inspect_cannot_honour_are_refused() -> None:
+    from isodyn.errors import ConfigError
+    from isodyn.interop.inspect_plan import inspect_plan
+
+    with pytest.raises(ConfigError, match="describer= and judge="):
+        inspect_plan(["seeds=isobench_parity", "describer=openai/eyes", "vision=yes"], MODEL, True)
+    plan = inspect_plan(["seeds=isobench_parity", "variants=2", "modalities=latex"], MODEL, True)
+    assert {cell.model for cell in plan.grid.cells} == {MODEL} and len(plan.grid.cells) == 2
+    assert set(plan.models) == {MODEL} and plan.config.models == (MODEL,)
