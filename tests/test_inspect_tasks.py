@@ -88,14 +88,17 @@ class Oracle:
         return "I cannot tell from what is given."
 
 
-def inspect_run(stub: OpenAIStub, task: str, args: dict[str, Any], log_dir: Path) -> EvalLog:
+def inspect_run(
+    stub: OpenAIStub, task: str, args: dict[str, Any], log_dir: Path, model: str = MODEL, **options: Any
+) -> EvalLog:
     """`inspect eval isodyn/TASK -T ... --model openai/stub -M responses_api=false` in Python (the
     stub speaks chat completions only; inspect's OpenAI client wants a key, which the stub ignores)."""
     import isodyn.interop._registry  # noqa: F401  (what the entry point loads)
 
     (log,) = inspect_ai.eval(
-        f"isodyn/{task}", task_args=args, model=MODEL, model_base_url=stub.base_url,
+        f"isodyn/{task}", task_args=args, model=model, model_base_url=stub.base_url,
         model_args={"responses_api": False, "api_key": "stub-key"}, log_dir=str(log_dir), display="none",
+        **options,
     )  # fmt: skip
     assert log.status == "success", log.error
     return log
@@ -278,3 +281,17 @@ def test_settings_inspect_cannot_honour_are_refused() -> None:
     plan = inspect_plan(["seeds=isobench_parity", "variants=2", "modalities=latex"], MODEL, True)
     assert {cell.model for cell in plan.grid.cells} == {MODEL} and len(plan.grid.cells) == 2
     assert set(plan.models) == {MODEL} and plan.config.models == (MODEL,)
+
+
+def test_the_calls_carry_isodyns_temperature_and_max_tokens_unless_inspect_overrides(tmp_path: Path) -> None:
+    # a model inspect knows (it treats an unknown openai/ name as a reasoning model, sent no temperature)
+    model, args = "openai/gpt-4o-mini", {"seeds": "isobench_parity", "variants": 1, "modality": "latex"}
+    with OpenAIStub(lambda request: ScriptedReply()) as stub:
+        inspect_run(stub, "isobench", {**args, "temperature": 0.5, "max_tokens": 300}, tmp_path, model)
+        inspect_run(stub, "isobench", args, tmp_path, model)
+        inspect_run(stub, "isobench", {**args, "temperature": 0.5}, tmp_path, model, temperature=0.9)
+        sent = [
+            (r.get("temperature"), r.get("max_tokens") or r.get("max_completion_tokens"))
+            for r in stub.requests
+        ]
+    assert sent == [(0.5, 300), (0.0, 4096), (0.9, 4096)]

@@ -114,7 +114,8 @@ def isodyn_grader(grader: str) -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         reason = state.store.get(REASON, "ok")
         if status_of(reason) not in GRADED_STATUSES:
-            return Score(value=NOANSWER, explanation=reason, metadata={"reason": reason, "grader": grader})
+            unread = {"reason": reason, "method": None, "ambiguity": None, "grader": grader}
+            return Score(value=NOANSWER, explanation=reason, metadata=unread)
         question = question_of_metadata(state.metadata)
         return inspect_score(grade(state.output.completion, question, grader, state.store.get(FINISH)))
 

@@ -15,7 +15,6 @@ from inspect_ai.model import (
     Content,
     ContentImage,
     ContentText,
-    GenerateConfig,
     ModelOutput,
     get_model,
 )
@@ -60,7 +59,8 @@ def chat_messages(messages: list[JsonObject]) -> list[ChatMessage]:
 def reply_of(output: ModelOutput) -> Reply:
     """inspect's output in isodyn's words (its finish reason as litellm's, `length` when cut off)."""
     usage = output.usage
-    prompt = (usage.input_tokens + (usage.input_tokens_cache_read or 0)) if usage else 0
+    cached = (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0) if usage else 0
+    prompt = usage.input_tokens + cached if usage else 0  # inspect counts cached input apart
     stop = output.stop_reason
     return Reply(
         text=output.completion, prompt_tokens=prompt, completion_tokens=usage.output_tokens if usage else 0,
@@ -70,9 +70,10 @@ def reply_of(output: ModelOutput) -> Reply:
 
 @dataclass
 class InspectCalls:
-    """The backend `run_cell` sends a cell's calls through: inspect's model, with the request's own
-    parameters. Keeps the last call (the state shows it) and the first failure, which is inspect's
-    to handle (a limit, a retry policy): `run_cell` would record it on the cell and go on."""
+    """The backend `run_cell` sends a cell's calls through: inspect's model under the eval's generate
+    config (the task's holds isodyn's temperature and max_tokens; inspect's options override them).
+    Keeps the last call (the state shows it) and the first failure, which is inspect's to handle (a
+    limit, a retry policy): `run_cell` would record it on the cell and go on."""
 
     model: str
     last: tuple[list[ChatMessage], ModelOutput] | None = None
@@ -82,10 +83,8 @@ class InspectCalls:
         if request.model != self.model:  # a describer: not offered in inspect tasks (inspect_plan)
             raise ValueError(f"the cell asks {request.model!r}, not the task's model {self.model!r}")
         messages = chat_messages(request.messages)
-        params = request.params
-        config = GenerateConfig(temperature=params.get("temperature"), max_tokens=params.get("max_tokens"))
         try:
-            output = await get_model().generate(messages, config=config)
+            output = await get_model().generate(messages)
         except BaseException as exc:
             self.failure = self.failure or exc
             raise

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from inspect_ai import Task, task
-from inspect_ai.model import get_model
+from inspect_ai.model import GenerateConfig, get_model
 
 from isodyn.generators import all_seeds
 from isodyn.interop.inspect_dataset import plan_dataset
@@ -45,11 +45,13 @@ def isodyn_task(name: str, words: list[str], vision: bool, grader: str) -> Task:
     """The task of `exp run WORDS` for the model inspect is evaluating."""
     plan = inspect_plan([*words, f"grader={grader}"], str(get_model()), vision)
     setup = open_setup(plan)
+    config = plan.config
     return Task(
         dataset=plan_dataset(setup, name),
         solver=isodyn_strategy(setup),
-        scorer=isodyn_grader(plan.config.grader),
-        name=name,
+        scorer=isodyn_grader(config.grader),
+        # what `exp run` sends with every call; inspect's --temperature and --max-tokens override it
+        config=GenerateConfig(temperature=config.temperature, max_tokens=config.max_tokens),
         metadata={"isodyn_words": words},
     )
 
