@@ -129,6 +129,7 @@ def test_inspect_scores_equal_isodyns_cell_by_cell(both_runs) -> None:
     assert {kind for kind in oracle.kinds.values()} == {0, 1, 2, 3}  # every kind of reply was given
     samples = {sample.id: sample for sample in log.samples or []}
     assert len(samples) == len(rows)
+    assert log.eval.task == "isodyn/dynamath"  # the registry's name, as `inspect eval` names it
     for row in rows:
         words = " ".join(
             str(row[k]) for k in ("model", "strategy", "modality", "seed_id", "variant", "repeat")
@@ -142,6 +143,8 @@ def test_inspect_scores_equal_isodyns_cell_by_cell(both_runs) -> None:
             "grader": "isodyn",
         }  # fmt: skip
         assert sample.output.completion == row["response"]
+        usage = sample.model_usage[MODEL]  # every call counted by inspect, as isodyn counts them
+        assert (usage.input_tokens, usage.output_tokens) == (row["prompt_tokens"], row["completion_tokens"])
         meta = sample.metadata[ISODYN]
         assert meta["cell"] == {
             k: row[k] for k in ("model", "strategy", "modality", "seed_id", "variant", "repeat")
