@@ -35,7 +35,7 @@ CELL_VIEW_KEYS = [
     "id", "model", "strategy", "modality", "seed_id", "variant", "repeat", "topic", "level",
     "answer_type", "question", "shown", "choices", "truth", "solution", "reason", "error", "verdict",
     "graded_reading", "extracted", "method", "ambiguity", "grader", "reply", "span", "scores", "judge",
-    "calls", "images", "representations", "arms", "failed", "graded", "mark", "notes",
+    "calls", "images", "representations", "profiles", "arms", "failed", "graded", "mark", "notes",
 ]  # fmt: skip
 MARK_LINE = (
     b'{"model":"m-a","strategy":"zs","modality":"latex","seed_id":"s1","variant":2,"repeat":1,'

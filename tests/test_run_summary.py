@@ -324,7 +324,7 @@ def test_each_writer_writes_what_it_wrote_before(written: dict[str, tuple[str, P
 
 def test_the_layouts_are_the_writers_keys() -> None:
     assert KEYS["run_resumed"] == tuple(
-        k for k in RUN_KEYS if k not in ("stopped", "local_failures", "not_cached")
+        k for k in RUN_KEYS if k not in ("stopped", "local_failures", "not_cached", "not_perturbable")
     )
     assert KEYS["rescore_audit"] == RESCORE_KEYS and KEYS["merge_whole"] == MERGE_KEYS
 
