@@ -1,0 +1,1 @@
+"""isodyn inside other tools: inspect tasks and inspect logs (the only package that imports inspect_ai)."""
