@@ -19,6 +19,7 @@ from inspect_ai.log import EvalDataset, EvalLog, EvalSample, EvalSpec, read_eval
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ContentImage, ContentText, ModelOutput
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
+from isodyn.commands.inspect_logs import is_inspect_log
 from isodyn.commands.rescore import RescoreRequest, rescore_run
 from isodyn.commands.run import RunRequest, run_experiment
 from isodyn.interop.inspect_log import export_log, write_log
@@ -219,6 +220,47 @@ def test_a_log_of_another_task_is_one_line_and_exit_2(run_cli, tmp_path: Path) -
     assert done.code == 2 and len(done.lines) == 1 and "not an inspect log" in done.err
     done = run_cli("compare", str(path), "by=modality")
     assert done.code == 2 and len(done.lines) == 1 and "no isodyn metadata" in done.err
+
+
+@pytest.mark.parametrize(
+    ("cell", "said"),
+    [
+        ({"model": "m", "strategy": "zeroshot", "modality": "smell", "seed_id": "s", "variant": 0}, "smell"),
+        (
+            {"model": "m", "strategy": "zeroshot", "modality": "image", "seed_id": "s", "variant": "x"},
+            "variant",
+        ),
+        ({"model": "m", "strategy": "zeroshot", "modality": "image"}, "seed_id"),
+    ],
+)
+def test_a_sample_naming_no_cell_is_one_line_and_exit_2(
+    run_cli, tmp_path: Path, cell: dict, said: str
+) -> None:
+    path = _other_log(tmp_path / "bad.eval", {"isodyn": {"cell": cell}})
+    done = run_cli("report", str(path))
+    assert done.code == 2 and len(done.lines) == 1 and "sample 'q1'" in done.err and said in done.err, (
+        done.err
+    )
+
+
+def test_a_json_log_is_told_from_a_json_table(tmp_path: Path, runs: tuple[RunFolder, RunFolder]) -> None:
+    log = write_log(export_log(runs[0].results()), tmp_path / "log.json")
+    table = tmp_path / "table.json"
+    table.write_text('[{"seed_id": "s", "variant": 0, "correct": true}]')
+    assert is_inspect_log(log) and not is_inspect_log(table)
+    assert is_inspect_log(tmp_path / "x.eval") is False  # no such file
+
+
+def test_a_log_names_no_server_or_folder_of_this_machine(
+    tmp_path: Path, runs: tuple[RunFolder, RunFolder]
+) -> None:
+    """The export leaves them out; a log that has them anyway (hand-written) is read without them."""
+    log = export_log(runs[0].results())
+    assert not {"api_base", "cache_dir", "out", "api_key_env"} & set(log.eval.metadata["isodyn"]["config"])
+    log.eval.metadata["isodyn"]["config"]["api_base"] = "http://elsewhere"
+    path = tmp_path / "planted.eval"
+    write_eval_log(log, str(path))
+    assert "api_base" not in (read_log(path).config or {})
 
 
 def test_a_task_log_without_isodyn_extras_reads_from_the_contract(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from inspect_ai.scorer import Score as InspectScore
 
 from isodyn.core import JsonObject
 from isodyn.errors import IsodynError
-from isodyn.interop.inspect_log import STOP_REASONS, VERDICT
+from isodyn.interop.inspect_log import LOCAL_SETTINGS, STOP_REASONS, VERDICT
 from isodyn.interop.inspect_messages import from_chat
 from isodyn.runs.calls import Call, Usage
 from isodyn.runs.record import CellResult
@@ -67,6 +67,8 @@ def read_log(path: Path) -> LogRead:
     about = (log.eval.metadata or {}).get(VERDICT)
     about = about if isinstance(about, dict) else {}
     config, summary = about.get("config"), about.get("summary")
+    if isinstance(config, dict):  # a log is someone else's: it names no server or folder of this machine
+        config = {key: value for key, value in config.items() if key not in LOCAL_SETTINGS}
     return LogRead(
         path,
         results,
