@@ -146,6 +146,8 @@ def test_a_log_reads_back_as_the_same_records(
     read = read_log(path)
     assert _rows(read.results) == _rows(run.results)
     assert read.config is not None and "api_base" not in read.config and read.config["variants"] == 5
+    assert read_eval_log(str(path), header_only=True).status == "success"
+    assert export_log(replace(run, summary=None)).status == "cancelled"  # a run that stopped short
     graded = next(s for s in read_eval_log(str(path)).samples or [] if s.scores)
     assert graded.scores["isodyn"].metadata["grader"] == ("isodyn", "dynamath", "judge")[which]
     if which == 2:
@@ -273,8 +275,11 @@ def test_a_task_log_without_isodyn_extras_reads_from_the_contract(tmp_path: Path
     log = read_eval_log(str(path))
     log.samples[0].scores = {"isodyn": Score(value=INCORRECT, answer="B", metadata={
         "reason": "ok", "method": "json", "ambiguity": "clear", "grader": "isodyn"})}  # fmt: skip
+    second = log.samples[0].model_copy(update={"epoch": 2, "scores": None})  # inspect's --epochs 2
+    log.samples.append(second)
     write_eval_log(log, str(path))
-    (result,) = read_log(path).results
+    result, again = read_log(path).results
+    assert again.cell.words == "openai/other zeroshot image s1 3 1" and again.reason == "error:unscored"
     assert result.cell.words == "openai/other zeroshot image s1 3 0"
     assert (result.correct, result.extracted, result.reason, result.method) == (False, "B", "ok", "json")
     assert result.choices == ("Yes", "No") and result.topic == "iso_algorithms"
