@@ -96,6 +96,11 @@ def test_export_writes_a_log_inspect_reads_with_every_cell(
     assert log.status == "success" and log.eval.task == f"isodyn/{folder.name}"
     assert log.eval.model == "openai/any"
     samples = {sample.id: sample for sample in log.samples or []}
+    # ids the viewer keys by: one per cell, and the same on the next export of the run
+    again = export_log(folder.results())
+    assert again.eval.run_id == log.eval.run_id
+    assert {s.id: s.uuid for s in again.samples or []} == {s.id: s.uuid for s in log.samples or []}
+    assert len({s.uuid for s in log.samples or []}) == len(results)
     assert len(log.samples or []) == len(results) and set(samples) == {r.cell.words for r in results}
     for result in results:
         sample = samples[result.cell.words]

@@ -9,6 +9,7 @@ cost. `inspect_read` reads such a log back into the same records.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -58,7 +59,8 @@ _STAMP = re.compile(r"(\d{8}-\d{6})")
 
 def export_log(run: Run, images: ImageLookup = no_images) -> EvalLog:
     """The run as one inspect log: a sample per cell, in the order of results.jsonl."""
-    samples = [cell_sample(result, images) for result in run.results]
+    run_id = run.directory.name
+    samples = [cell_sample(result, images, _stable_id(run_id, result.cell.words)) for result in run.results]
     models = list(dict.fromkeys(result.model for result in run.results)) or ["none"]
     created = _created(run.directory)
     complete = run.summary is not None and run.summary.complete
@@ -67,6 +69,8 @@ def export_log(run: Run, images: ImageLookup = no_images) -> EvalLog:
         eval=EvalSpec(
             created=created,
             task=f"isodyn/{run.directory.name}",
+            run_id=_stable_id(run_id),
+            task_id=_stable_id(run_id, "task"),
             task_registry_name=None,
             dataset=EvalDataset(name=_dataset_name(run.config), samples=len(samples)),
             model=models[0] if len(models) == 1 else ",".join(models),
@@ -111,7 +115,7 @@ def write_log(log: EvalLog, path: Path) -> Path:
     return path
 
 
-def cell_sample(result: CellResult, images: ImageLookup = no_images) -> EvalSample:
+def cell_sample(result: CellResult, images: ImageLookup = no_images, uuid: str | None = None) -> EvalSample:
     """One cell as an inspect sample (the shared contract: id, metadata["isodyn"], scores)."""
     calls = [call for call in result.calls if call.messages]
     last = calls[-1] if calls else None
@@ -122,7 +126,7 @@ def cell_sample(result: CellResult, images: ImageLookup = no_images) -> EvalSamp
         messages.append(ChatMessageAssistant(content=result.response, model=result.model))
     usage = output.usage
     return EvalSample(
-        id=result.cell.words, epoch=1,
+        id=result.cell.words, epoch=1, uuid=uuid,
         input=to_chat(calls[0].messages, images) if calls else result.question,
         target=result.truth, choices=list(result.choices) or None, messages=messages, output=output,
         scores=sample_scores(result) or None, metadata={VERDICT: sample_metadata(result)},
@@ -253,6 +257,11 @@ def _dataset_name(config: Mapping[str, Any]) -> str:
         return Path(dataset).name or dataset
     seeds = config.get("seeds")
     return ",".join(map(str, seeds)) if isinstance(seeds, list) and seeds else "isodyn"
+
+
+def _stable_id(*parts: str) -> str:
+    """An id inspect's viewer keys by, the same on every export of the run (no random uuid)."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:22]
 
 
 def _created(directory: Path) -> str:
