@@ -182,7 +182,8 @@ def report(
     words: Annotated[
         list[str],
         typer.Argument(
-            help="RUN_DIR, or one or more tables (CSV/TSV/JSONL of per-variant correctness); "
+            help="RUN_DIR, an inspect log (LOG.eval), or one or more tables (CSV/TSV/JSONL of "
+            "per-variant correctness); "
             "resamples=10000 level=0.95 seed=0 grader=isodyn|dynamath|mmmath|strict-json "
             "baseline=STRATEGY[/MODALITY] (default zeroshot/image)"
         ),
@@ -217,7 +218,8 @@ def compare(
     words: Annotated[
         list[str],
         typer.Argument(
-            help="RUN_DIR [RUN_DIR2] by=strategy|model|modality baseline=NAME resamples level seed"
+            help="RUN_DIR [RUN_DIR2] (or inspect logs, LOG.eval) by=strategy|model|modality baseline=NAME "
+            "resamples level seed"
         ),
     ],
 ) -> None:
@@ -231,6 +233,26 @@ def compare(
         raise fail(str(exc)) from None
     sys.stdout.write(done.markdown)
     console.print(f"report: {done.path}\nhtml:   {done.html}", highlight=False, markup=False)
+
+
+@app.command()
+def export(
+    words: Annotated[list[str], typer.Argument(help="inspect RUN_DIR [out=PATH.eval|PATH.json]")],
+) -> None:
+    """Write a run as another tool's log: `exp export inspect RUN_DIR` writes an inspect log (one
+    sample per cell: messages, reply, every grader's score, usage) beside the run, which `inspect view`
+    opens and `exp report` reads back."""
+    from isodyn.commands.export import ExportRequest, export_run
+    from isodyn.textsafe import terminal_text
+
+    try:
+        done = export_run(ExportRequest.from_words(words))
+    except IsodynError as exc:
+        raise fail(str(exc)) from None
+    console.print(
+        terminal_text(f"{done.cells} cells -> {done.path} (inspect log, status {done.status})"),
+        highlight=False, markup=False,
+    )  # fmt: skip
 
 
 @app.command()

@@ -1,11 +1,12 @@
 """`exp compare`: a paired statistical comparison within a run, or of two runs on the same cells.
 
-Within a run, strategies, models or modalities are compared; two runs are compared with each
-other (by "run"). The comparison (per-comparison and simultaneous intervals, McNemar, sign-flip
-permutation, Holm) is written as compare-by-BY.md and .html with figures/forest-by-BY.png (with a
-baseline: compare-by-BY-vs-BASELINE.* and figures/forest-by-BY-vs-BASELINE.png, so no comparison
-overwrites another's): into the run's folder, or into a compare-A-vs-B folder beside the first of
-two runs. Cells only one of two runs has are named in a warning and in the report's facts.
+Within a run, strategies, models or modalities are compared; two runs are compared with each other
+(by "run"). A run may also be an inspect log of isodyn's cells, read as `exp report` reads it. The
+comparison (per-comparison and simultaneous intervals, McNemar, sign-flip permutation, Holm) is
+written as compare-by-BY.md and .html with figures/forest-by-BY.png (with a baseline: compare-by-BY-
+vs-BASELINE.* and figures/forest-by-BY-vs-BASELINE.png, so no comparison overwrites another's): into
+the run's folder, or into a compare-A-vs-B folder beside the first of two runs. Cells only one of
+two runs has are named in a warning and in the report's facts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from isodyn.analysis.compare_report import comparison_content, dropped_cells, re
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.paired import compare
 from isodyn.analysis.run_report import write_content
+from isodyn.commands.inspect_logs import run_folder
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.report import BOOTSTRAP_PARSERS, split_words
 from isodyn.commands.runs import read_run, warn_about
@@ -66,7 +68,8 @@ class CompareResult:
 def compare_runs(request: CompareRequest, notify: Notify | None = None) -> CompareResult:
     """Compare, and write the comparison report."""
     notices = Notices(notify)
-    runs = [read_run(folder) for folder in request.runs]
+    folders = [run_folder(folder.path) for folder in request.runs]  # an inspect log: its cells' folder
+    runs = [read_run(folder) for folder in folders]
     for run in runs:  # said once every run is read
         warn_about(run, notices)
     frames = {run.directory.name: results_frame(run.results).assign(run=run.directory.name) for run in runs}
@@ -82,13 +85,13 @@ def compare_runs(request: CompareRequest, notify: Notify | None = None) -> Compa
     left_out = unpaired_text(comparison) if len(runs) == 1 else None
     if left_out:
         notices.say("warning", left_out)
-    first = request.runs[0]
-    if len(request.runs) == 2:
-        out = first.path.parent / f"compare-{first.name}-vs-{request.runs[1].name}"
+    first = folders[0]
+    if len(folders) == 2:
+        out = first.path.parent / f"compare-{first.name}-vs-{folders[1].name}"
         out.mkdir(exist_ok=True)
     else:
         out = first.path
-    title = f"Paired comparison by {request.by}: " + " vs ".join(p.name for p in request.runs)
+    title = f"Paired comparison by {request.by}: " + " vs ".join(p.name for p in folders)
     if request.baseline is not None:
         title += f", each against {request.baseline}"
     content = comparison_content(comparison, title, request.bootstrap, dropped, left_out)

@@ -1,8 +1,10 @@
 """`exp report`: report.md and a standalone report.html for a run, or for results tables from outside.
 
-A table may be long form (seed_id, variant, correct, ...) or DynaMath's published wide form;
-several tables give one report with a row per model, written into a `-report` folder beside the
-first. With a grader named, the run's saved replies are graded by it first (nothing is called).
+An inspect log of isodyn's cells (`exp export inspect`, `inspect eval isodyn/...`) is reported as
+its run, from a `-report` folder beside it. A table may be long form (seed_id, variant, correct,
+...) or DynaMath's published wide form; several tables give one report with a row per model, written
+into a `-report` folder beside the first. With a grader named, the run's saved replies are graded by
+it first (nothing is called).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from isodyn.analysis.external import ExternalTableError, read_tables
 from isodyn.analysis.findings import UnknownBaselineError, parse_baseline
 from isodyn.analysis.metrics import Bootstrap
 from isodyn.analysis.run_report import run_baseline, write_report
+from isodyn.commands.inspect_logs import is_inspect_log, log_folder
 from isodyn.commands.notices import Notice, Notices, Notify
 from isodyn.commands.runs import read_run
 from isodyn.errors import ConfigError
@@ -46,7 +49,7 @@ def split_words(words: Sequence[str]) -> tuple[list[Path], list[str]]:
 
 @dataclass(frozen=True)
 class ReportRequest:
-    sources: tuple[Path, ...]  # one run directory, or one or more tables
+    sources: tuple[Path, ...]  # one run directory or inspect log, or one or more tables
     bootstrap: Bootstrap = field(default_factory=Bootstrap)
     grader: str | None = None  # grade the run's saved replies again by this grader first
     baseline: tuple[str, str | None] | None = None  # (strategy, modality or None): the findings' baseline
@@ -88,7 +91,10 @@ def report_run(
     `progress` hears of each step that takes a while."""
     notices = Notices(notify)
     first = request.sources[0]
-    if len(request.sources) > 1 or first.is_file():
+    if len(request.sources) == 1 and is_inspect_log(first):  # its cells, as a run folder beside it
+        folder = log_folder(first)
+        results = read_run(folder, notices).results
+    elif len(request.sources) > 1 or first.is_file():
         results, folder = _from_tables(request.sources, notices)
     else:
         folder = RunFolder(first)
