@@ -29,7 +29,7 @@ from isodyn.analysis.legend import legend
 from isodyn.analysis.markdown import html_table, markdown_table
 from isodyn.analysis.metrics import MIN_INTERVAL_SEEDS, Bootstrap, graded_cells
 from isodyn.analysis.sections import SECTIONS, ReportInputs
-from isodyn.analysis.showings import perturbation_effects, plain_mask, render_sensitivity
+from isodyn.analysis.showings import plain_mask
 from isodyn.atomic import write_atomic
 from isodyn.core import DEFAULT_RENDER, NO_PERTURBATION
 from isodyn.errors import IsodynError
@@ -223,7 +223,7 @@ def build_report(
             "shaded, the best (▲) and worst (▼) arms marked at the right."
         )
         figures[SUMMARY_FIGURE] = (caption, plots.findings_summary(arms_frame(found), bootstrap.level))
-    for sensitivity in (render_sensitivity(shown, bootstrap), perturbation_effects(shown, bootstrap)):
+    for sensitivity in (inputs.render_effects, inputs.perturbation_effects):
         lines += sensitivity.findings() if sensitivity is not None else []
     for done, (name, section) in enumerate(SECTIONS.items()):
         if progress is not None:

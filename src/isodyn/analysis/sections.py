@@ -8,6 +8,7 @@ all, by `order` (docs/extending.md).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,20 @@ class ReportInputs:
     regrade: Regrade = graded_afresh  # a cell graded by a named grader (a kept verdict, when one is)
     # every cell, under every render profile and perturbation (`frame` holds the plain ones only)
     shown: pd.DataFrame | None = None
+
+    @property
+    def every_cell(self) -> pd.DataFrame:
+        return self.shown if self.shown is not None else self.frame
+
+    @functools.cached_property
+    def render_effects(self) -> Sensitivity | None:
+        """Each render profile against the base one (a bootstrap per pair: computed once, read by
+        its section and by the report's findings)."""
+        return render_sensitivity(self.every_cell, self.bootstrap)
+
+    @functools.cached_property
+    def perturbation_effects(self) -> Sensitivity | None:
+        return perturbation_effects(self.every_cell, self.bootstrap)
 
 
 @dataclass(frozen=True)
@@ -257,28 +272,25 @@ def _sensitivity_section(found: Sensitivity | None, title: str, caption: str) ->
 @SECTIONS.register("render sensitivity", order=35)
 def render_section(inputs: ReportInputs) -> Section:
     """Accuracy of image cells under each render profile against the base profile, same variants."""
-    shown = inputs.shown if inputs.shown is not None else inputs.frame
-    found = render_sensitivity(shown, inputs.bootstrap)
     caption = (
         "Image cells under each render profile against the base profile on the same variants: A in %, "
         f"the difference in points with its {inputs.bootstrap.level:.0%} cluster-bootstrap interval over "
         "seeds, the sign-flip p Holm-adjusted across the family; ▼ the arm's worst profile."
     )
-    return _sensitivity_section(found, "Render sensitivity", caption)
+    return _sensitivity_section(inputs.render_effects, "Render sensitivity", caption)
 
 
 @SECTIONS.register("perturbations", order=36)
 def perturbation_section(inputs: ReportInputs) -> Section:
     """Accuracy under each perturbation against none on the same variants, and by number size."""
-    shown = inputs.shown if inputs.shown is not None else inputs.frame
-    found = perturbation_effects(shown, inputs.bootstrap)
+    found = inputs.perturbation_effects
     caption = (
         "Cells under each perturbation against the base (none) on the same variants: A in %, the "
         f"difference in points with its {inputs.bootstrap.level:.0%} cluster-bootstrap interval over "
         "seeds, the sign-flip p Holm-adjusted across the family; ▼ the arm's worst perturbation."
     )
     section = _sensitivity_section(found, "Perturbations", caption)
-    sizes = accuracy_by_number_size(shown)
+    sizes = accuracy_by_number_size(inputs.every_cell)
     if found is not None and not sizes.empty:
         size_caption = (
             "A in % (graded cells) by the digits of the variant's largest quantity, per perturbation: "
